@@ -1,0 +1,2 @@
+export * from "./error-registry.js";
+export * from "./persys-error.js";

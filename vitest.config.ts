@@ -1,0 +1,25 @@
+import { defineConfig } from "vitest/config";
+
+// Packages export their TypeScript sources under the "development" condition, so tests run on the
+// sources without a build. Unit tests sit beside the code; cross-package suites live in test/.
+export default defineConfig({
+  resolve: { conditions: ["development"] },
+  ssr: { resolve: { conditions: ["development"] } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["*/src/**/*.test.ts"], testTimeout: 20_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
