@@ -6,4 +6,5 @@
  * throw new PersysError("NOT_FOUND", "workload web not found");
  * ```
  */
+export * from "./config/index.js";
 export * from "./errors/index.js";

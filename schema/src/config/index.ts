@@ -1,0 +1,2 @@
+export * from "./config-leaves.js";
+export * from "./load-config.js";
