@@ -2,9 +2,20 @@
  * `@persys/schema`: the contracts every Persys package shares.
  *
  * ```ts
- * import { PersysError } from "@persys/schema";
+ * import { PersysError, api, control, agent } from "@persys/schema";
  * throw new PersysError("NOT_FOUND", "workload web not found");
+ *
+ * const workload = api.Workload.fromPartial({ id: "web", kind: api.WorkloadKind.WORKLOAD_KIND_CONTAINER });
+ * const bytes = api.Workload.encode(workload).finish();
  * ```
+ *
+ * The generated gRPC modules are namespaced because the packages share message names:
+ * - `api` — `persys.api.v1`, the public API (WorkloadService, NodeService, ClusterService, EventService);
+ * - `control` — `persys.control.v1`, the Go scheduler's AgentControl contract (agents register here);
+ * - `agent` — `persys.agent.v1`, the Go compute-agent's AgentService contract.
  */
 export * from "./config/index.js";
 export * from "./errors/index.js";
+export * as agent from "./gen/index.persys.agent.v1.js";
+export * as api from "./gen/index.persys.api.v1.js";
+export * as control from "./gen/index.persys.control.v1.js";
