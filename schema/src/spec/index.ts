@@ -1,0 +1,3 @@
+export * from "./validate-workload.js";
+export * from "./workload-defaults.js";
+export * from "./workload-revision.js";
