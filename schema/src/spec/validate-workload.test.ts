@@ -49,71 +49,123 @@ describe("workloadViolations", () => {
   });
 
   it.each<{ name: string; patch: (w: Workload) => void; path: string; reason: RegExp }>([
-    { name: "an upper-case id", patch: (w) => void (w.id = "Web"), path: "id", reason: /DNS-1123/ },
-    { name: "a missing id", patch: (w) => void (w.id = ""), path: "id", reason: /required/ },
-    { name: "negative replicas", patch: (w) => void (w.replicas = -1), path: "replicas", reason: /0\.\.1000/ },
+    {
+      name: "an upper-case id",
+      patch: (w) => {
+        w.id = "Web";
+      },
+      path: "id",
+      reason: /DNS-1123/,
+    },
+    {
+      name: "a missing id",
+      patch: (w) => {
+        w.id = "";
+      },
+      path: "id",
+      reason: /required/,
+    },
+    {
+      name: "negative replicas",
+      patch: (w) => {
+        w.replicas = -1;
+      },
+      path: "replicas",
+      reason: /0\.\.1000/,
+    },
     {
       name: "negative memory",
-      patch: (w) => void (w.resources!.memoryMib = -5),
+      patch: (w) => {
+        w.resources!.memoryMib = -5;
+      },
       path: "resources.memoryMib",
       reason: /integer/,
     },
-    { name: "a missing image", patch: (w) => void (spec(w).image = ""), path: "container.image", reason: /required/ },
+    {
+      name: "a missing image",
+      patch: (w) => {
+        spec(w).image = "";
+      },
+      path: "container.image",
+      reason: /required/,
+    },
     {
       name: "a port out of range",
-      patch: (w) => void (spec(w).ports[0]!.containerPort = 70_000),
+      patch: (w) => {
+        spec(w).ports[0]!.containerPort = 70_000;
+      },
       path: "container.ports[0].containerPort",
       reason: /1\.\.65535/,
     },
     {
       name: "a duplicate host port",
-      patch: (w) =>
-        void spec(w).ports.push({
+      patch: (w) => {
+        spec(w).ports.push({
           containerPort: 9090,
           hostPort: 18080,
           protocol: Protocol.PROTOCOL_UNSPECIFIED,
           hostIp: "",
-        }),
+        });
+      },
       path: "container.ports[1].hostPort",
       reason: /already used by ports\[0\]/,
     },
     {
       name: "a relative container path",
-      patch: (w) => void (spec(w).volumes[0]!.containerPath = "data"),
+      patch: (w) => {
+        spec(w).volumes[0]!.containerPath = "data";
+      },
       path: "container.volumes[0].containerPath",
       reason: /absolute/,
     },
     {
       name: "a bad env name",
-      patch: (w) => void (spec(w).env["1BAD"] = "x"),
+      patch: (w) => {
+        spec(w).env["1BAD"] = "x";
+      },
       path: "container.env.1BAD",
       reason: /not a valid environment variable/,
     },
     {
       name: "a kind that does not match the spec",
-      patch: (w) => void (w.kind = WorkloadKind.WORKLOAD_KIND_VM),
+      patch: (w) => {
+        w.kind = WorkloadKind.WORKLOAD_KIND_VM;
+      },
       path: "kind",
       reason: /does not match the container spec/,
     },
     {
       name: "In without values",
-      patch: (w) => void (w.placement!.requiredNodeAffinity[0]!.values = []),
+      patch: (w) => {
+        w.placement!.requiredNodeAffinity[0]!.values = [];
+      },
       path: "placement.requiredNodeAffinity[0].values",
       reason: /at least one value/,
     },
     {
       name: "an unspecified operator",
-      patch: (w) => void (w.placement!.requiredNodeAffinity[0]!.operator = LabelOperator.LABEL_OPERATOR_UNSPECIFIED),
+      patch: (w) => {
+        w.placement!.requiredNodeAffinity[0]!.operator = LabelOperator.LABEL_OPERATOR_UNSPECIFIED;
+      },
       path: "placement.requiredNodeAffinity[0].operator",
       reason: /one of In/,
     },
     {
       name: "a bad label key",
-      patch: (w) => void (w.labels["bad key"] = "x"),
+      patch: (w) => {
+        w.labels["bad key"] = "x";
+      },
       path: "labels.bad key",
       reason: /label key/,
     },
-    { name: "no spec at all", patch: (w) => void (w.spec = undefined), path: "container", reason: /one of container/ },
+    {
+      name: "no spec at all",
+      patch: (w) => {
+        w.spec = undefined;
+      },
+      path: "container",
+      reason: /one of container/,
+    },
   ])("names the field for $name", ({ patch, path, reason }) => {
     const violations = workloadViolations(container(patch));
     expect(violations.map((v) => v.path)).toContain(path);
@@ -131,7 +183,11 @@ describe("workloadViolations", () => {
   it("throws a typed INVALID_SPEC error carrying the violations", () => {
     const error = (() => {
       try {
-        assertValidWorkload(container((w) => void (spec(w).image = "")));
+        assertValidWorkload(
+          container((w) => {
+            spec(w).image = "";
+          }),
+        );
       } catch (e) {
         return e;
       }
