@@ -1,2 +1,5 @@
 // Event store: events, counters and usage series (Redis or embedded).
 export * from "./events/index.js";
+
+// State store: desired state, assignments, node records and leases (etcd or embedded SQLite).
+export * from "./state/index.js";

@@ -1,0 +1,51 @@
+import { Etcd3, type IOptions } from "etcd3";
+
+/** How to reach etcd. */
+export interface EtcdConnection {
+  /** Client URLs, e.g. `["https://etcd-0:2379"]`. */
+  readonly endpoints: readonly string[];
+  /** Deadline of each unary call in ms. */
+  readonly timeoutMs: number;
+  /** TLS material for `https://` endpoints (PEM). */
+  readonly tls?: { readonly ca: Buffer; readonly cert?: Buffer; readonly key?: Buffer };
+  /** etcd user authentication. */
+  readonly auth?: { readonly username: string; readonly password: string };
+}
+
+type GlobalPolicy = NonNullable<NonNullable<IOptions["faultHandling"]>["global"]>;
+
+/**
+ * etcd3's default global policy retries every failed call, writes included, even when the failure (a
+ * deadline) does not say whether etcd applied it; a retried compare-guarded transaction then reports
+ * `succeeded: false` for a write that did succeed (a won leader campaign reported as lost). This policy
+ * runs each call once; the store retries only idempotent calls. (etcd3 only calls `execute` on it.)
+ */
+const RUN_ONCE = {
+  execute: (fn: (context: { signal: AbortSignal; attempt: number }) => unknown) =>
+    Promise.resolve().then(() => fn({ signal: new AbortController().signal, attempt: 0 })),
+} as unknown as GlobalPolicy;
+
+/**
+ * An etcd3 client with a deadline on every unary call and no automatic retries. Each host keeps etcd3's
+ * circuit breaker (after three consecutive connection failures it fails calls fast for five seconds),
+ * which steers calls to healthy members of a multi-member cluster.
+ */
+export function etcdClient(connection: EtcdConnection): Etcd3 {
+  const { tls, auth, timeoutMs } = connection;
+  return new Etcd3({
+    hosts: [...connection.endpoints],
+    dialTimeout: timeoutMs,
+    faultHandling: { global: RUN_ONCE },
+    defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeoutMs }),
+    ...(tls
+      ? {
+          credentials: {
+            rootCertificate: tls.ca,
+            ...(tls.key ? { privateKey: tls.key } : {}),
+            ...(tls.cert ? { certChain: tls.cert } : {}),
+          },
+        }
+      : {}),
+    ...(auth ? { auth: { username: auth.username, password: auth.password } } : {}),
+  });
+}
