@@ -2,14 +2,15 @@
 
 /* eslint-disable */
 
-export * from "./persys/api/v1/compose.js";
 export * from "./persys/api/v1/container.js";
-export * from "./persys/api/v1/placement.js";
 export * from "./persys/api/v1/diagnosis.js";
 export * from "./persys/api/v1/errors.js";
 export * from "./persys/api/v1/status.js";
+export * from "./persys/api/v1/compose.js";
+export * from "./persys/api/v1/placement.js";
 export * from "./persys/api/v1/vm.js";
 export * from "./persys/api/v1/workload.js";
+export * from "./persys/api/v1/agent_report.js";
 export * from "./persys/api/v1/cluster_service.js";
 export * from "./persys/api/v1/event.js";
 export * from "./persys/api/v1/event_service.js";

@@ -2,6 +2,6 @@
 
 /* eslint-disable */
 
-export * as agent from "./index.persys.agent.js";
 export * as api from "./index.persys.api.js";
+export * as agent from "./index.persys.agent.js";
 export * as control from "./index.persys.control.js";

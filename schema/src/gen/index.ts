@@ -2,5 +2,5 @@
 
 /* eslint-disable */
 
-export * as persys from "./index.persys.js";
 export * as google from "./index.google.js";
+export * as persys from "./index.persys.js";

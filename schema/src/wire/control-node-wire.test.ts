@@ -163,6 +163,8 @@ describe("control HeartbeatRequest", () => {
           source: "docker",
         },
       ],
+      // Persys extension fields (numbers >= 1000): absent on the wire from a Go agent.
+      persysReplicas: [],
     } satisfies control.HeartbeatRequest);
   });
 });

@@ -126,10 +126,29 @@ function byName(a: { name: string }, b: { name: string }) {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
+/**
+ * Persys extends the compat messages only with fields numbered from 1000, named `persys_*` (or
+ * `persys`), of message types from persys.api.v1: Go peers skip them as unknown fields, so the wire
+ * contract below 1000 stays exactly the Go one.
+ */
+const EXTENSION_FLOOR = 1000;
+const EXTENSION_IMPORT = "persys/api/v1/agent_report.proto";
+
 const PACKAGES = [
-  { name: "persys.control.v1", file: "persys/control/v1/control.proto", imports: ["google/protobuf/timestamp.proto"] },
-  { name: "persys.agent.v1", file: "persys/agent/v1/agent.proto", imports: [] },
+  {
+    name: "persys.control.v1",
+    file: "persys/control/v1/control.proto",
+    imports: ["google/protobuf/timestamp.proto", EXTENSION_IMPORT],
+  },
+  { name: "persys.agent.v1", file: "persys/agent/v1/agent.proto", imports: [EXTENSION_IMPORT] },
 ];
+
+function withoutExtensions(pkg: ContractPackage): ContractPackage {
+  return {
+    ...pkg,
+    messages: pkg.messages.map((m) => ({ ...m, fields: m.fields.filter((f) => f.number < EXTENSION_FLOOR) })),
+  };
+}
 
 describe.each(PACKAGES)("$name descriptors match the Go wire contract", ({ name, file: fileName, imports }) => {
   let file: FileDescriptorProto;
@@ -145,7 +164,7 @@ describe.each(PACKAGES)("$name descriptors match the Go wire contract", ({ name,
     expect(expected).toBeDefined();
   });
 
-  it("is proto3 with only the contract's imports, no options and no extensions", () => {
+  it("is proto3 with only the contract's imports (plus the Persys extension types), no options and no extensions", () => {
     expect(file.syntax).toBe("proto3");
     expect(file.dependency).toEqual(imports);
     expect(file.options).toBeUndefined();
@@ -160,8 +179,26 @@ describe.each(PACKAGES)("$name descriptors match the Go wire contract", ({ name,
     expect(normalizeFile(file).enums).toEqual(sortContract(expected!).enums);
   });
 
-  it("has the same messages and fields (number, name, type, label, oneof)", () => {
-    expect(normalizeFile(file).messages).toEqual(sortContract(expected!).messages);
+  it("has the same messages and fields (number, name, type, label, oneof) below the extension floor", () => {
+    expect(withoutExtensions(normalizeFile(file)).messages).toEqual(sortContract(expected!).messages);
+  });
+
+  it("extends messages only with persys_* fields of persys.api.v1 types, numbered from 1000", () => {
+    const extensions = normalizeFile(file).messages.flatMap((m) =>
+      m.fields.filter((f) => f.number >= EXTENSION_FLOOR).map((f) => ({ message: m.name, ...f })),
+    );
+    expect(extensions.length).toBeGreaterThan(0);
+    for (const field of extensions) {
+      expect(field.name, `${field.message}.${field.name}`).toMatch(/^persys(_[a-z_]+)?$/);
+      expect(field.typeName, `${field.message}.${field.name}`).toMatch(/^persys\.api\.v1\./);
+      expect(field.oneof, `${field.message}.${field.name}`).toBeUndefined();
+    }
+    for (const message of expected!.messages) {
+      expect(
+        message.fields.every((f) => f.number < EXTENSION_FLOOR),
+        message.name,
+      ).toBe(true);
+    }
   });
 
   it("uses no proto3 optional, defaults, field options or nested types besides map entries", () => {

@@ -15,6 +15,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { ReplicaAssignment, ReplicaReport } from "../../api/v1/agent_report.js";
 
 /**
  * Node agent API of Persys Compute, wire-compatible with the Go compute-agent.
@@ -157,7 +158,11 @@ export interface ApplyWorkloadRequest {
   type: WorkloadType;
   revisionId: string;
   desiredState: DesiredState;
-  spec?: WorkloadSpec | undefined;
+  spec?:
+    | WorkloadSpec
+    | undefined;
+  /** Persys extension (Go schedulers do not send it): the full spec and the replica's identity. */
+  persys?: ReplicaAssignment | undefined;
 }
 
 export interface ApplyWorkloadResponse {
@@ -327,7 +332,11 @@ export interface WorkloadStatus {
   /** Unix seconds. */
   updatedAt: number;
   metadata: { [key: string]: string };
-  usage?: WorkloadUsageSnapshot | undefined;
+  usage?:
+    | WorkloadUsageSnapshot
+    | undefined;
+  /** Persys extension (Go schedulers skip it): the replica's full report. */
+  persys?: ReplicaReport | undefined;
 }
 
 export interface WorkloadStatus_MetadataEntry {
@@ -392,7 +401,7 @@ export interface AgentAction {
 }
 
 function createBaseApplyWorkloadRequest(): ApplyWorkloadRequest {
-  return { id: "", type: 0, revisionId: "", desiredState: 0, spec: undefined };
+  return { id: "", type: 0, revisionId: "", desiredState: 0, spec: undefined, persys: undefined };
 }
 
 export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
@@ -411,6 +420,9 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
     }
     if (message.spec !== undefined) {
       WorkloadSpec.encode(message.spec, writer.uint32(42).fork()).join();
+    }
+    if (message.persys !== undefined) {
+      ReplicaAssignment.encode(message.persys, writer.uint32(8002).fork()).join();
     }
     return writer;
   },
@@ -468,6 +480,14 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
             message.spec = WorkloadSpec.decode(reader, reader.uint32());
             continue;
           }
+          case 1000: {
+            if (tag !== 8002) {
+              break;
+            }
+
+            message.persys = ReplicaAssignment.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -495,6 +515,7 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
         ? desiredStateFromJSON(object.desired_state)
         : 0,
       spec: isSet(object.spec) ? WorkloadSpec.fromJSON(object.spec) : undefined,
+      persys: isSet(object.persys) ? ReplicaAssignment.fromJSON(object.persys) : undefined,
     };
   },
 
@@ -515,6 +536,9 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
     if (message.spec !== undefined) {
       obj.spec = WorkloadSpec.toJSON(message.spec);
     }
+    if (message.persys !== undefined) {
+      obj.persys = ReplicaAssignment.toJSON(message.persys);
+    }
     return obj;
   },
 
@@ -529,6 +553,9 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
     message.desiredState = object.desiredState ?? 0;
     message.spec = (object.spec !== undefined && object.spec !== null)
       ? WorkloadSpec.fromPartial(object.spec)
+      : undefined;
+    message.persys = (object.persys !== undefined && object.persys !== null)
+      ? ReplicaAssignment.fromPartial(object.persys)
       : undefined;
     return message;
   },
@@ -3278,6 +3305,7 @@ function createBaseWorkloadStatus(): WorkloadStatus {
     updatedAt: 0,
     metadata: {},
     usage: undefined,
+    persys: undefined,
   };
 }
 
@@ -3312,6 +3340,9 @@ export const WorkloadStatus: MessageFns<WorkloadStatus> = {
     });
     if (message.usage !== undefined) {
       WorkloadUsageSnapshot.encode(message.usage, writer.uint32(82).fork()).join();
+    }
+    if (message.persys !== undefined) {
+      ReplicaReport.encode(message.persys, writer.uint32(8002).fork()).join();
     }
     return writer;
   },
@@ -3412,6 +3443,14 @@ export const WorkloadStatus: MessageFns<WorkloadStatus> = {
             message.usage = WorkloadUsageSnapshot.decode(reader, reader.uint32());
             continue;
           }
+          case 1000: {
+            if (tag !== 8002) {
+              break;
+            }
+
+            message.persys = ReplicaReport.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3469,6 +3508,7 @@ export const WorkloadStatus: MessageFns<WorkloadStatus> = {
         )
         : {},
       usage: isSet(object.usage) ? WorkloadUsageSnapshot.fromJSON(object.usage) : undefined,
+      persys: isSet(object.persys) ? ReplicaReport.fromJSON(object.persys) : undefined,
     };
   },
 
@@ -3510,6 +3550,9 @@ export const WorkloadStatus: MessageFns<WorkloadStatus> = {
     if (message.usage !== undefined) {
       obj.usage = WorkloadUsageSnapshot.toJSON(message.usage);
     }
+    if (message.persys !== undefined) {
+      obj.persys = ReplicaReport.toJSON(message.persys);
+    }
     return obj;
   },
 
@@ -3537,6 +3580,9 @@ export const WorkloadStatus: MessageFns<WorkloadStatus> = {
     );
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? WorkloadUsageSnapshot.fromPartial(object.usage)
+      : undefined;
+    message.persys = (object.persys !== undefined && object.persys !== null)
+      ? ReplicaReport.fromPartial(object.persys)
       : undefined;
     return message;
   },

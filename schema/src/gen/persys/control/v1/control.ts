@@ -18,6 +18,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { NodeDescription, NodeReport, ReplicaReport } from "../../api/v1/agent_report.js";
 
 /**
  * Scheduler-side control API of Persys Compute, wire-compatible with the Go scheduler ("full" copy).
@@ -155,7 +156,11 @@ export interface RegisterNodeRequest {
   /** host:port of the agent's persys.agent.v1 server. */
   grpcEndpoint: string;
   clusterId: string;
-  timestamp?: Date | undefined;
+  timestamp?:
+    | Date
+    | undefined;
+  /** Persys extension (Go components skip it): the node's full description. */
+  persysNode?: NodeDescription | undefined;
 }
 
 export interface RegisterNodeRequest_LabelsEntry {
@@ -190,6 +195,9 @@ export interface HeartbeatRequest {
   workloadStatuses: WorkloadStatus[];
   timestamp?: Date | undefined;
   workloadUsage: WorkloadUsageSnapshot[];
+  /** Persys extensions (Go components skip them): node health and full replica reports. */
+  persysNode?: NodeReport | undefined;
+  persysReplicas: ReplicaReport[];
 }
 
 export interface HeartbeatResponse {
@@ -509,6 +517,7 @@ function createBaseRegisterNodeRequest(): RegisterNodeRequest {
     grpcEndpoint: "",
     clusterId: "",
     timestamp: undefined,
+    persysNode: undefined,
   };
 }
 
@@ -534,6 +543,9 @@ export const RegisterNodeRequest: MessageFns<RegisterNodeRequest> = {
     }
     if (message.timestamp !== undefined) {
       Timestamp.encode(toTimestamp(message.timestamp), writer.uint32(58).fork()).join();
+    }
+    if (message.persysNode !== undefined) {
+      NodeDescription.encode(message.persysNode, writer.uint32(8002).fork()).join();
     }
     return writer;
   },
@@ -610,6 +622,14 @@ export const RegisterNodeRequest: MessageFns<RegisterNodeRequest> = {
             message.timestamp = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 1000: {
+            if (tag !== 8002) {
+              break;
+            }
+
+            message.persysNode = NodeDescription.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -660,6 +680,11 @@ export const RegisterNodeRequest: MessageFns<RegisterNodeRequest> = {
         ? globalThis.String(object.cluster_id)
         : "",
       timestamp: isSet(object.timestamp) ? fromJsonTimestamp(object.timestamp) : undefined,
+      persysNode: isSet(object.persysNode)
+        ? NodeDescription.fromJSON(object.persysNode)
+        : isSet(object.persys_node)
+        ? NodeDescription.fromJSON(object.persys_node)
+        : undefined,
     };
   },
 
@@ -692,6 +717,9 @@ export const RegisterNodeRequest: MessageFns<RegisterNodeRequest> = {
     if (message.timestamp !== undefined) {
       obj.timestamp = message.timestamp.toISOString();
     }
+    if (message.persysNode !== undefined) {
+      obj.persysNode = NodeDescription.toJSON(message.persysNode);
+    }
     return obj;
   },
 
@@ -717,6 +745,9 @@ export const RegisterNodeRequest: MessageFns<RegisterNodeRequest> = {
     message.grpcEndpoint = object.grpcEndpoint ?? "";
     message.clusterId = object.clusterId ?? "";
     message.timestamp = object.timestamp ?? undefined;
+    message.persysNode = (object.persysNode !== undefined && object.persysNode !== null)
+      ? NodeDescription.fromPartial(object.persysNode)
+      : undefined;
     return message;
   },
 };
@@ -1196,7 +1227,15 @@ export const StoragePool: MessageFns<StoragePool> = {
 };
 
 function createBaseHeartbeatRequest(): HeartbeatRequest {
-  return { nodeId: "", usage: undefined, workloadStatuses: [], timestamp: undefined, workloadUsage: [] };
+  return {
+    nodeId: "",
+    usage: undefined,
+    workloadStatuses: [],
+    timestamp: undefined,
+    workloadUsage: [],
+    persysNode: undefined,
+    persysReplicas: [],
+  };
 }
 
 export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
@@ -1215,6 +1254,12 @@ export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
     }
     for (const v of message.workloadUsage) {
       WorkloadUsageSnapshot.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.persysNode !== undefined) {
+      NodeReport.encode(message.persysNode, writer.uint32(8002).fork()).join();
+    }
+    for (const v of message.persysReplicas) {
+      ReplicaReport.encode(v!, writer.uint32(8010).fork()).join();
     }
     return writer;
   },
@@ -1272,6 +1317,22 @@ export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
             message.workloadUsage.push(WorkloadUsageSnapshot.decode(reader, reader.uint32()));
             continue;
           }
+          case 1000: {
+            if (tag !== 8002) {
+              break;
+            }
+
+            message.persysNode = NodeReport.decode(reader, reader.uint32());
+            continue;
+          }
+          case 1001: {
+            if (tag !== 8010) {
+              break;
+            }
+
+            message.persysReplicas.push(ReplicaReport.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1303,6 +1364,16 @@ export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
         : globalThis.Array.isArray(object?.workload_usage)
         ? object.workload_usage.map((e: any) => WorkloadUsageSnapshot.fromJSON(e))
         : [],
+      persysNode: isSet(object.persysNode)
+        ? NodeReport.fromJSON(object.persysNode)
+        : isSet(object.persys_node)
+        ? NodeReport.fromJSON(object.persys_node)
+        : undefined,
+      persysReplicas: globalThis.Array.isArray(object?.persysReplicas)
+        ? object.persysReplicas.map((e: any) => ReplicaReport.fromJSON(e))
+        : globalThis.Array.isArray(object?.persys_replicas)
+        ? object.persys_replicas.map((e: any) => ReplicaReport.fromJSON(e))
+        : [],
     };
   },
 
@@ -1323,6 +1394,12 @@ export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
     if (message.workloadUsage?.length) {
       obj.workloadUsage = message.workloadUsage.map((e) => WorkloadUsageSnapshot.toJSON(e));
     }
+    if (message.persysNode !== undefined) {
+      obj.persysNode = NodeReport.toJSON(message.persysNode);
+    }
+    if (message.persysReplicas?.length) {
+      obj.persysReplicas = message.persysReplicas.map((e) => ReplicaReport.toJSON(e));
+    }
     return obj;
   },
 
@@ -1338,6 +1415,10 @@ export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
     message.workloadStatuses = object.workloadStatuses?.map((e) => WorkloadStatus.fromPartial(e)) || [];
     message.timestamp = object.timestamp ?? undefined;
     message.workloadUsage = object.workloadUsage?.map((e) => WorkloadUsageSnapshot.fromPartial(e)) || [];
+    message.persysNode = (object.persysNode !== undefined && object.persysNode !== null)
+      ? NodeReport.fromPartial(object.persysNode)
+      : undefined;
+    message.persysReplicas = object.persysReplicas?.map((e) => ReplicaReport.fromPartial(e)) || [];
     return message;
   },
 };
