@@ -16,7 +16,7 @@
  */
 export * from "./config/index.js";
 export * from "./errors/index.js";
-export * from "./spec/index.js";
 export * as agent from "./gen/index.persys.agent.v1.js";
 export * as api from "./gen/index.persys.api.v1.js";
 export * as control from "./gen/index.persys.control.v1.js";
+export * from "./spec/index.js";

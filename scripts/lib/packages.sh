@@ -7,6 +7,7 @@ declare -A PERSYS_TEST_PACKAGES=(
   [redis-server]=redis-server
   [dockerd]=docker.io
   [curl]=curl
+  [busybox]=busybox-static
 )
 
 persys_install_packages() {

@@ -44,6 +44,21 @@ persys_start_redis() {
   echo "[test] redis $(redis-server --version | awk '{print $3}' | tr -d v=) answers at $PERSYS_TEST_REDIS_URL (data $dir)"
 }
 
+# dockerd on its default socket: tests and `persys up` talk to /var/run/docker.sock. A daemon that
+# already answers is used as is (and left running); one we start is stopped at the end.
+persys_start_docker() {
+  export DOCKER_HOST=unix:///var/run/docker.sock
+  if docker version >/dev/null 2>&1; then
+    echo "[test] docker $(docker version --format '{{.Server.Version}}') already answers at $DOCKER_HOST"
+  else
+    dockerd >"$PERSYS_TEST_RUN_DIR/dockerd.log" 2>&1 &
+    PERSYS_SERVICE_PIDS+=($!)
+    persys_wait_for dockerd 60 docker version || return 1
+    echo "[test] docker $(docker version --format '{{.Server.Version}}') started at $DOCKER_HOST"
+  fi
+  test/fixtures/build-images.sh
+}
+
 persys_stop_services() {
   local pid
   for pid in "${PERSYS_SERVICE_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done

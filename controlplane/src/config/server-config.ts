@@ -28,7 +28,10 @@ const stateConfig = z
 const eventsConfig = z
   .object({
     kind: z.enum(["embedded", "redis"]).default("embedded"),
-    url: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+    url: z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
     prefix: z.string().default("persys:"),
   })
   .strict()

@@ -1,0 +1,80 @@
+import type { api, control } from "@persys/schema";
+
+/** Who is calling, and how to give up: passed to every API method by the transports. */
+export interface CallContext {
+  /** Aborted when the client goes away or its deadline passes. */
+  readonly signal: AbortSignal;
+  /** Authenticated identity (certificate subject or token subject), when authentication is on. */
+  readonly identity?: string;
+  /** Request id for logs and events. */
+  readonly requestId?: string;
+}
+
+/**
+ * The public API (`persys.api.v1`) as plain async functions, implemented once by the control plane's
+ * core and exposed by the gRPC and REST transports. Every method validates its input and throws a
+ * `PersysError` (INVALID_ARGUMENT/INVALID_SPEC naming the field, NOT_FOUND, CONFLICT, ...) that the
+ * transports turn into a gRPC status or an HTTP status with the one error body. Streams are async
+ * iterables that end when `ctx.signal` aborts.
+ */
+export interface PersysApi {
+  applyWorkload(request: api.ApplyWorkloadRequest, ctx: CallContext): Promise<api.ApplyWorkloadResponse>;
+  getWorkload(request: api.GetWorkloadRequest, ctx: CallContext): Promise<api.GetWorkloadResponse>;
+  listWorkloads(request: api.ListWorkloadsRequest, ctx: CallContext): Promise<api.ListWorkloadsResponse>;
+  deleteWorkload(request: api.DeleteWorkloadRequest, ctx: CallContext): Promise<api.DeleteWorkloadResponse>;
+  startWorkload(request: api.StartWorkloadRequest, ctx: CallContext): Promise<api.StartWorkloadResponse>;
+  stopWorkload(request: api.StopWorkloadRequest, ctx: CallContext): Promise<api.StopWorkloadResponse>;
+  restartWorkload(request: api.RestartWorkloadRequest, ctx: CallContext): Promise<api.RestartWorkloadResponse>;
+  retryWorkload(request: api.RetryWorkloadRequest, ctx: CallContext): Promise<api.RetryWorkloadResponse>;
+  explainWorkload(request: api.ExplainWorkloadRequest, ctx: CallContext): Promise<api.ExplainWorkloadResponse>;
+  planWorkload(request: api.PlanWorkloadRequest, ctx: CallContext): Promise<api.PlanWorkloadResponse>;
+  streamWorkloadLogs(
+    request: api.StreamWorkloadLogsRequest,
+    ctx: CallContext,
+  ): AsyncIterable<api.StreamWorkloadLogsResponse>;
+  watchWorkloads(request: api.WatchWorkloadsRequest, ctx: CallContext): AsyncIterable<api.WatchWorkloadsResponse>;
+
+  listNodes(request: api.ListNodesRequest, ctx: CallContext): Promise<api.ListNodesResponse>;
+  getNode(request: api.GetNodeRequest, ctx: CallContext): Promise<api.GetNodeResponse>;
+  cordonNode(request: api.CordonNodeRequest, ctx: CallContext): Promise<api.CordonNodeResponse>;
+  uncordonNode(request: api.UncordonNodeRequest, ctx: CallContext): Promise<api.UncordonNodeResponse>;
+  drainNode(request: api.DrainNodeRequest, ctx: CallContext): Promise<api.DrainNodeResponse>;
+
+  getClusterSummary(request: api.GetClusterSummaryRequest, ctx: CallContext): Promise<api.GetClusterSummaryResponse>;
+
+  listEvents(request: api.ListEventsRequest, ctx: CallContext): Promise<api.ListEventsResponse>;
+  watchEvents(request: api.WatchEventsRequest, ctx: CallContext): AsyncIterable<api.WatchEventsResponse>;
+}
+
+/**
+ * The Go scheduler's `persys.control.v1.AgentControl` service (all RPCs but the unimplemented
+ * `ControlStream`), implemented by the core so Go compute-agents can register and heartbeat and
+ * the Go persysctl and gateway can drive workloads.
+ */
+export interface AgentControlApi {
+  registerNode(request: control.RegisterNodeRequest, ctx: CallContext): Promise<control.RegisterNodeResponse>;
+  heartbeat(request: control.HeartbeatRequest, ctx: CallContext): Promise<control.HeartbeatResponse>;
+  applyWorkload(request: control.ApplyWorkloadRequest, ctx: CallContext): Promise<control.ApplyWorkloadResponse>;
+  deleteWorkload(request: control.DeleteWorkloadRequest, ctx: CallContext): Promise<control.DeleteWorkloadResponse>;
+  retryWorkload(request: control.RetryWorkloadRequest, ctx: CallContext): Promise<control.RetryWorkloadResponse>;
+  submitAutomationSuggestion(
+    request: control.SubmitAutomationSuggestionRequest,
+    ctx: CallContext,
+  ): Promise<control.SubmitAutomationSuggestionResponse>;
+  listNodes(request: control.ListNodesRequest, ctx: CallContext): Promise<control.ListNodesResponse>;
+  getNode(request: control.GetNodeRequest, ctx: CallContext): Promise<control.GetNodeResponse>;
+  listWorkloads(request: control.ListWorkloadsRequest, ctx: CallContext): Promise<control.ListWorkloadsResponse>;
+  getWorkload(request: control.GetWorkloadRequest, ctx: CallContext): Promise<control.GetWorkloadResponse>;
+  getClusterSummary(
+    request: control.GetClusterSummaryRequest,
+    ctx: CallContext,
+  ): Promise<control.GetClusterSummaryResponse>;
+}
+
+/** Health of the process for `/healthz`, `/readyz` and gRPC health checking. */
+export interface ServerHealth {
+  /** The process runs (liveness). */
+  live(): boolean;
+  /** The process can serve requests: stores reachable. `reason` says what is missing. */
+  ready(): { ready: boolean; reason?: string; details?: Record<string, string> };
+}
