@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Regenerates schema/src/gen from schema/proto: buf lint, then buf generate with the local ts-proto
-// plugin (see buf.gen.yaml). Stale output is removed first, so deleted protos leave nothing behind.
+// plugin (see buf.gen.yaml), then the JSON Schemas of the messages (gen-json-schema.mjs, into
+// src/gen/json-schema). Stale output is removed first, so deleted protos leave nothing behind.
 // The output is deterministic: running this twice gives byte-identical files (CI checks for drift).
 import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
@@ -20,10 +21,16 @@ if (!existsSync(plugin)) {
 run("lint");
 rmSync(join(schemaDir, "src", "gen"), { recursive: true, force: true });
 run("generate");
+runScript("gen-json-schema.mjs");
 
 function run(...args) {
   const result = spawnSync(process.execPath, [buf, ...args], { cwd: schemaDir, stdio: "inherit" });
   if (result.status !== 0) fail(`buf ${args.join(" ")} failed`);
+}
+
+function runScript(name) {
+  const result = spawnSync(process.execPath, [join(schemaDir, "scripts", name)], { cwd: schemaDir, stdio: "inherit" });
+  if (result.status !== 0) fail(`${name} failed`);
 }
 
 function fail(message) {

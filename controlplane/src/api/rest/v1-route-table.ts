@@ -1,0 +1,280 @@
+import type { PersysApi } from "../persys-api.js";
+
+/** How a route's body maps into the request message. */
+export type BodyMapping =
+  /** The body is the whole request minus the fields taken from the path. */
+  | { readonly kind: "rest"; readonly required: boolean }
+  /** The body is one field of the request (e.g. `workload`). */
+  | { readonly kind: "field"; readonly field: string };
+
+/** One `/v1` route: an HTTP shape over one PersysApi method. Handlers are built from it generically. */
+export interface V1Route {
+  readonly method: "GET" | "PUT" | "POST" | "DELETE";
+  /** Fastify path syntax; path parameters are named after the request field they fill. */
+  readonly url: string;
+  /** The PersysApi method it calls; also the OpenAPI operationId (suffixed when one RPC has two routes). */
+  readonly rpc: keyof PersysApi;
+  readonly operationId?: string;
+  /** Request and response message names in persys.api.v1. */
+  readonly request: string;
+  readonly response: string;
+  readonly summary: string;
+  readonly tag: "workloads" | "nodes" | "cluster" | "events";
+  /** Path parameter → request field path (dotted, JSON names). */
+  readonly params?: Readonly<Record<string, string>>;
+  /** Query parameter → request field path. */
+  readonly query?: Readonly<Record<string, string>>;
+  readonly body?: BodyMapping;
+  /** Error code when the body fails its schema (workload specs are INVALID_SPEC). */
+  readonly bodyCode?: "INVALID_SPEC" | "INVALID_ARGUMENT";
+  /** Streaming shape: server-sent events (watches), or NDJSON/SSE by Accept (logs). */
+  readonly stream?: "sse" | "ndjson-or-sse";
+  /** SSE resume: the request field `Last-Event-ID` fills, and the response field that is each event's id. */
+  readonly resume?: { readonly field: string; readonly eventId: string };
+  /** `If-Match` / `If-None-Match: *` fill `expectedRevision` (apply only). */
+  readonly preconditions?: boolean;
+}
+
+const workloadId = { workloadId: "workloadId" } as const;
+const nodeId = { nodeId: "nodeId" } as const;
+const paging = { pageSize: "pageSize", pageToken: "pageToken" } as const;
+const eventFilter = {
+  workloadId: "filter.workloadId",
+  nodeId: "filter.nodeId",
+  types: "filter.types",
+  minSeverity: "filter.minSeverity",
+} as const;
+const optionalBody = { kind: "rest", required: false } as const;
+
+const actionSummaries = {
+  start: "Set the desired state to RUNNING (no-op when running).",
+  stop: "Set the desired state to STOPPED; replicas keep their nodes (no-op when stopped).",
+  restart: "Restart replicas in place (body `{replicaIndex}` for one), honouring the update strategy.",
+  retry: "Clear the retry backoff of failed or pending replicas (body `{replicaIndex}` for one).",
+} as const;
+
+const nodeActionSummaries = {
+  cordon: "Stop new placements on the node (body `{reason}`); running replicas stay. Idempotent.",
+  uncordon: "Allow placements again and end a drain. Idempotent.",
+  drain: "Cordon the node and re-place its replicas elsewhere (body `{reason, dryRun}`).",
+} as const;
+
+/**
+ * Every `/v1` route. Resource style: workloads are created or updated by `PUT` of the whole
+ * workload (idempotent by id and content), actions are `POST .../{action}`, reads are `GET`, and
+ * watches are server-sent event streams. Field paths in error details are request paths
+ * (`workload.container.ports[0].hostPort`).
+ */
+export const v1Routes: readonly V1Route[] = [
+  {
+    method: "PUT",
+    url: "/v1/workloads/:workloadId",
+    rpc: "applyWorkload",
+    request: "ApplyWorkloadRequest",
+    response: "ApplyWorkloadResponse",
+    summary:
+      "Create or update a workload (idempotent by id and content). 201 when created, 200 otherwise. " +
+      '`If-Match: "<revision>"` applies only over that revision; `If-None-Match: *` only creates.',
+    tag: "workloads",
+    params: { workloadId: "workload.id" },
+    query: { expectedRevision: "expectedRevision" },
+    body: { kind: "field", field: "workload" },
+    bodyCode: "INVALID_SPEC",
+    preconditions: true,
+  },
+  {
+    method: "GET",
+    url: "/v1/workloads/:workloadId",
+    rpc: "getWorkload",
+    request: "GetWorkloadRequest",
+    response: "GetWorkloadResponse",
+    summary: "Read one workload with its status (view FULL unless asked otherwise).",
+    tag: "workloads",
+    params: workloadId,
+    query: { view: "view" },
+  },
+  {
+    method: "GET",
+    url: "/v1/workloads",
+    rpc: "listWorkloads",
+    request: "ListWorkloadsRequest",
+    response: "ListWorkloadsResponse",
+    summary: "List workloads matching every filter, ordered by id, one page at a time.",
+    tag: "workloads",
+    query: { kind: "kind", state: "state", nodeId: "nodeId", labelSelector: "labelSelector", ...paging, view: "view" },
+  },
+  {
+    method: "DELETE",
+    url: "/v1/workloads/:workloadId",
+    rpc: "deleteWorkload",
+    request: "DeleteWorkloadRequest",
+    response: "DeleteWorkloadResponse",
+    summary:
+      "Delete a workload (its replicas are removed asynchronously). `allowMissing=true` makes a missing one a success.",
+    tag: "workloads",
+    params: workloadId,
+    query: { allowMissing: "allowMissing" },
+  },
+  ...(["start", "stop", "restart", "retry"] as const).map(
+    (action): V1Route => ({
+      method: "POST",
+      url: `/v1/workloads/:workloadId/${action}`,
+      rpc: `${action}Workload`,
+      request: `${capitalise(action)}WorkloadRequest`,
+      response: `${capitalise(action)}WorkloadResponse`,
+      summary: actionSummaries[action],
+      tag: "workloads",
+      params: workloadId,
+      body: optionalBody,
+    }),
+  ),
+  {
+    method: "GET",
+    url: "/v1/workloads/:workloadId/explain",
+    rpc: "explainWorkload",
+    request: "ExplainWorkloadRequest",
+    response: "ExplainWorkloadResponse",
+    summary: "The latest placement decision of every replica, with the full diagnosis.",
+    tag: "workloads",
+    params: workloadId,
+  },
+  {
+    method: "GET",
+    url: "/v1/workloads/:workloadId/logs",
+    rpc: "streamWorkloadLogs",
+    request: "StreamWorkloadLogsRequest",
+    response: "StreamWorkloadLogsResponse",
+    summary:
+      "Replica logs as NDJSON (one StreamWorkloadLogsResponse per line), or as server-sent events with " +
+      "`Accept: text/event-stream`. `follow=true` keeps the stream open.",
+    tag: "workloads",
+    params: workloadId,
+    query: {
+      replicaIndex: "replicaIndex",
+      follow: "follow",
+      tailLines: "tailLines",
+      since: "since",
+      service: "service",
+    },
+    stream: "ndjson-or-sse",
+  },
+  {
+    method: "GET",
+    url: "/v1/workloads/:workloadId/events",
+    rpc: "listEvents",
+    operationId: "listWorkloadEvents",
+    request: "ListEventsRequest",
+    response: "ListEventsResponse",
+    summary: "Recorded events of one workload, oldest first.",
+    tag: "workloads",
+    params: { workloadId: "filter.workloadId" },
+    query: {
+      nodeId: "filter.nodeId",
+      types: "filter.types",
+      minSeverity: "filter.minSeverity",
+      since: "since",
+      ...paging,
+    },
+  },
+  {
+    method: "POST",
+    url: "/v1/plan",
+    rpc: "planWorkload",
+    request: "PlanWorkloadRequest",
+    response: "PlanWorkloadResponse",
+    summary: "Dry run of apply: validate the workload and run the scheduler without writing anything.",
+    tag: "workloads",
+    body: { kind: "rest", required: true },
+    bodyCode: "INVALID_SPEC",
+  },
+  {
+    method: "GET",
+    url: "/v1/watch/workloads",
+    rpc: "watchWorkloads",
+    request: "WatchWorkloadsRequest",
+    response: "WatchWorkloadsResponse",
+    summary:
+      "Server-sent events of workload changes; each event's id is its store revision. Resume with " +
+      "`Last-Event-ID` (or `afterStoreRevision`).",
+    tag: "workloads",
+    query: {
+      workloadId: "workloadId",
+      kind: "kind",
+      labelSelector: "labelSelector",
+      afterStoreRevision: "afterStoreRevision",
+      view: "view",
+    },
+    stream: "sse",
+    resume: { field: "afterStoreRevision", eventId: "storeRevision" },
+  },
+  {
+    method: "GET",
+    url: "/v1/nodes",
+    rpc: "listNodes",
+    request: "ListNodesRequest",
+    response: "ListNodesResponse",
+    summary: "List nodes matching every filter, ordered by id.",
+    tag: "nodes",
+    query: { state: "state", labelSelector: "labelSelector", capability: "capability", ...paging },
+  },
+  {
+    method: "GET",
+    url: "/v1/nodes/:nodeId",
+    rpc: "getNode",
+    request: "GetNodeRequest",
+    response: "GetNodeResponse",
+    summary: "Read one node.",
+    tag: "nodes",
+    params: nodeId,
+  },
+  ...(["cordon", "uncordon", "drain"] as const).map(
+    (action): V1Route => ({
+      method: "POST",
+      url: `/v1/nodes/:nodeId/${action}`,
+      rpc: `${action}Node`,
+      request: `${capitalise(action)}NodeRequest`,
+      response: `${capitalise(action)}NodeResponse`,
+      summary: nodeActionSummaries[action],
+      tag: "nodes",
+      params: nodeId,
+      body: optionalBody,
+    }),
+  ),
+  {
+    method: "GET",
+    url: "/v1/cluster/summary",
+    rpc: "getClusterSummary",
+    request: "GetClusterSummaryRequest",
+    response: "GetClusterSummaryResponse",
+    summary: "Counts and capacity of the whole cluster.",
+    tag: "cluster",
+  },
+  {
+    method: "GET",
+    url: "/v1/events",
+    rpc: "listEvents",
+    request: "ListEventsRequest",
+    response: "ListEventsResponse",
+    summary: "Recorded events matching every filter, oldest first.",
+    tag: "events",
+    query: { ...eventFilter, since: "since", ...paging },
+  },
+  {
+    method: "GET",
+    url: "/v1/watch/events",
+    rpc: "watchEvents",
+    request: "WatchEventsRequest",
+    response: "WatchEventsResponse",
+    summary:
+      "Server-sent events as they are recorded; each event's id is the event id. Resume with " +
+      "`Last-Event-ID` (or `afterEventId`).",
+    tag: "events",
+    query: { ...eventFilter, afterEventId: "afterEventId" },
+    stream: "sse",
+    resume: { field: "afterEventId", eventId: "event.id" },
+  },
+];
+
+function capitalise<S extends string>(word: S): Capitalize<S> {
+  return `${word.charAt(0).toUpperCase()}${word.slice(1)}` as Capitalize<S>;
+}
