@@ -63,7 +63,7 @@ function managed(port: number, dataDir: string, launch: () => ChildProcess): Pri
     async stop(options = {}) {
       const running = child;
       child = undefined;
-      if (!running || running.exitCode !== null) return;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
       const exited = new Promise((resolve) => running.once("exit", resolve));
       running.kill(options.hard ? "SIGKILL" : "SIGTERM");
       await exited;

@@ -8,7 +8,7 @@ function required(variable: string, service: string): string {
   const value = process.env[variable];
   if (!value) {
     throw new Error(
-      `${service} is not running for this test run (${variable} is unset). ` +
+      `${service} is not available to this test run (${variable} is unset). ` +
         "Run the suite with ./scripts/test.sh, which installs and starts it.",
     );
   }
