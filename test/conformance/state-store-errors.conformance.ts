@@ -17,7 +17,6 @@ export function describeArgumentErrors(harness: StateStoreHarness): void {
     });
     afterAll(() => store?.close());
 
-    // biome-ignore lint/suspicious/noExplicitAny: deliberately wrong types, as a JavaScript caller could pass.
     const loose = (value: unknown) => value as any;
     const invalidCases: [name: string, call: Call, fields: string[]][] = [
       ["get with an empty key", (s) => s.get(""), ["key"]],

@@ -6,8 +6,8 @@ const hostPort = z
   .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be host:port, e.g. 127.0.0.1:7070")
   .refine((value) => {
     const port = Number(value.slice(value.lastIndexOf(":") + 1));
-    return port > 0 && port < 65536;
-  }, "port must be 1..65535");
+    return port >= 0 && port < 65536;
+  }, "port must be 0..65535 (0 picks a free port)");
 
 const url = z.string().refine((value) => URL.canParse(value), "must be a URL, e.g. http://127.0.0.1:2379");
 
@@ -42,6 +42,11 @@ const eventsConfig = z
 
 export const serverConfigSchema = z
   .object({
+    /** This server's name in leader election and logs (default: hostname-pid). */
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be letters, digits, '.', '_' or '-'")
+      .optional(),
     /** Folder for the embedded stores, the cluster CA and other local state. */
     dataDir: z.string().min(1).default("/var/lib/persys"),
     listen: z
@@ -62,6 +67,13 @@ export const serverConfigSchema = z
       })
       .strict()
       .default({ leaseTtlSeconds: 10, lostAfterSeconds: 30 }),
+    leader: z
+      .object({
+        /** Seconds before a dead leader's key expires and another server takes over. */
+        ttlSeconds: z.number().int().min(2).max(300).default(10),
+      })
+      .strict()
+      .default({ ttlSeconds: 10 }),
     scheduler: z
       .object({
         strategy: z.enum(["least-allocated", "bin-pack"]).default("least-allocated"),

@@ -26,16 +26,20 @@ const RUN_ONCE = {
 } as unknown as GlobalPolicy;
 
 /**
- * An etcd3 client with a deadline on every unary call and no automatic retries. Each host keeps etcd3's
- * circuit breaker (after three consecutive connection failures it fails calls fast for five seconds),
- * which steers calls to healthy members of a multi-member cluster.
+ * An etcd3 client with a deadline on every unary call and no automatic retries. With several endpoints
+ * each host keeps etcd3's circuit breaker (after three consecutive failures it fails calls fast for five
+ * seconds), which steers calls to healthy members; with one endpoint there is nowhere to steer to, so
+ * calls always go through and fail on their own (a breaker would only turn a blip into 5 s of errors).
  */
 export function etcdClient(connection: EtcdConnection): Etcd3 {
   const { tls, auth, timeoutMs } = connection;
   return new Etcd3({
     hosts: [...connection.endpoints],
     dialTimeout: timeoutMs,
-    faultHandling: { global: RUN_ONCE },
+    faultHandling: {
+      global: RUN_ONCE,
+      ...(connection.endpoints.length === 1 ? { host: () => RUN_ONCE as never } : {}),
+    },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + timeoutMs }),
     ...(tls
       ? {

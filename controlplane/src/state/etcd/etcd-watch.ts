@@ -89,7 +89,7 @@ export class EtcdWatch implements Watch {
       return;
     }
     if (this.done) {
-      stream.cancel();
+      endStream(stream);
       return;
     }
     this.stream = stream;
@@ -155,7 +155,7 @@ export class EtcdWatch implements Watch {
   private broken(stream: WatchStream | undefined, error: unknown): void {
     if (this.done || stream !== this.stream) return;
     this.stream = undefined;
-    stream?.cancel();
+    if (stream) endStream(stream);
     if (!this.established) {
       this.fail(etcdError(error, { op: "watch", ...(this.last === undefined ? {} : { afterRevision: this.last }) }));
       return;
@@ -182,11 +182,22 @@ export class EtcdWatch implements Watch {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const stream = this.stream;
     this.stream = undefined;
-    stream?.cancel();
+    if (stream) endStream(stream);
     this.settleStart?.resolve();
     this.settleStart = undefined;
     if (reason && notify) this.setup.options.onError?.(reason);
     this.resolveEnded(reason);
     this.setup.onEnd(this);
   }
+}
+
+/**
+ * Ends a watch stream without tripping etcd3's connection pool: etcd3 treats an error on a stream
+ * that is still writable (a plain `cancel()` gives CANCELLED) as a failed host, closing every channel
+ * to it and counting towards its circuit breaker. Half-closing first makes the stream non-writable.
+ */
+function endStream(stream: WatchStream): void {
+  stream.on("error", () => {});
+  stream.end();
+  stream.cancel();
 }

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { configLeaves, PersysError } from "@persys/schema";
+import { Command } from "commander";
+import { loadServerConfig, serverConfigSchema } from "../config/server-config.js";
+import { PERSYS_VERSION } from "../server/control-plane.js";
+import { runServer } from "./run-server.js";
+
+const program = new Command("persys")
+  .description("Persys Compute control plane")
+  .version(PERSYS_VERSION)
+  .showHelpAfterError();
+
+function fail(error: unknown): never {
+  if (error instanceof PersysError) {
+    console.error(`persys: ${error.message}`);
+    for (const d of error.details) console.error(`  ${d.path}: ${d.reason}`);
+  } else console.error(`persys: ${(error as Error).stack ?? String(error)}`);
+  process.exit(1);
+}
+
+function stopOnSignals(close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    console.error(`\npersys: ${signal} received, shutting down (again to force)`);
+    close().then(
+      () => process.exit(0),
+      (error) => fail(error),
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+const server = program
+  .command("server")
+  .description("run a control-plane server (configured by file, PERSYS_* environment and flags)")
+  .option("-c, --config <file>", "YAML or JSON configuration file")
+  .addHelpText(
+    "after",
+    "\nExample:\n  persys server --state-kind etcd --state-endpoints http://10.0.0.1:2379 --listen-grpc 0.0.0.0:7070",
+  );
+for (const leaf of configLeaves(serverConfigSchema))
+  server.option(`${leaf.flag} <value>`, `sets ${leaf.path} (env ${leaf.env})`);
+server.action(async (options: Record<string, string>) => {
+  try {
+    const flags: Record<string, string> = {};
+    for (const leaf of configLeaves(serverConfigSchema)) {
+      const key = leaf.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      if (options[key] !== undefined) flags[leaf.flag.slice(2)] = options[key];
+    }
+    const config = loadServerConfig({ file: options.config, env: process.env, flags });
+    const running = await runServer(config);
+    console.log(`persys server listening: gRPC ${running.grpcAddress}, HTTP ${running.httpUrl}`);
+    stopOnSignals(running.close);
+  } catch (error) {
+    fail(error);
+  }
+});
+
+program
+  .command("up")
+  .description("start a single-node cluster on loopback: control plane on embedded stores (or --etcd/--redis)")
+  .option("--data-dir <dir>", "where the embedded stores keep their data", join(homedir(), ".persys", "data"))
+  .option("--etcd <urls>", "use etcd at these comma-separated endpoints instead of the embedded state store")
+  .option("--redis <url>", "use Redis at this URL instead of the embedded event store")
+  .option("--grpc <address>", "gRPC listen address", "127.0.0.1:7070")
+  .option("--http <address>", "HTTP listen address", "127.0.0.1:7080")
+  .addHelpText(
+    "after",
+    "\nExamples:\n  persys up\n  persys up --etcd http://127.0.0.1:2379 --redis redis://127.0.0.1:6379",
+  )
+  .action(async (options: { dataDir: string; etcd?: string; redis?: string; grpc: string; http: string }) => {
+    try {
+      const config = loadServerConfig({
+        env: process.env,
+        flags: {
+          "data-dir": options.dataDir,
+          "listen-grpc": options.grpc,
+          "listen-http": options.http,
+          ...(options.etcd ? { "state-kind": "etcd", "state-endpoints": options.etcd } : {}),
+          ...(options.redis ? { "events-kind": "redis", "events-url": options.redis } : {}),
+          "leader-ttl-seconds": "5",
+          insecure: "true",
+        },
+      });
+      const running = await runServer(config);
+      await running.controlPlane.whenLeader();
+      const stores = `${config.state.kind === "etcd" ? `etcd ${config.state.endpoints.join(",")}` : `embedded state in ${config.dataDir}`}, ${
+        config.events.kind === "redis" ? `Redis ${config.events.url}` : "embedded events"
+      }`;
+      console.log(
+        [
+          "Persys single-node cluster is up.",
+          `  gRPC API:  ${running.grpcAddress}`,
+          `  REST API:  ${running.httpUrl}/v1   (OpenAPI: ${running.httpUrl}/v1/openapi.json)`,
+          `  stores:    ${stores}`,
+          "",
+          "Try:",
+          `  curl -s ${running.httpUrl}/v1/cluster/summary`,
+          "",
+          "Ctrl-C stops it.",
+        ].join("\n"),
+      );
+      stopOnSignals(running.close);
+    } catch (error) {
+      fail(error);
+    }
+  });
+
+program.parseAsync().catch(fail);

@@ -1,0 +1,124 @@
+import { api } from "@persys/schema";
+import { decodeJson, encodeJson } from "../state/value-codec.js";
+
+/**
+ * What the control plane stores, one JSON document per key (see keys.ts). Nested protobuf types are
+ * kept in their proto3 JSON form (`toJSON`), so a record is readable with `etcdctl get` and decodes
+ * with the generated `fromJSON`.
+ */
+
+/** A workload's input fields and bookkeeping. */
+export interface WorkloadRecord {
+  /** `api.Workload` JSON: input fields with defaults applied, no status. */
+  readonly workload: unknown;
+  /** Content hash of what replicas run (see `workloadRevision`). */
+  readonly revision: string;
+  /** Grows by one on every accepted change of input fields. */
+  readonly generation: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Set by Delete: replicas are being removed, then the record goes. */
+  readonly deletionRequestedAt?: string;
+  /** Bumped by Restart: replicas are recreated (rolling) at the same revision. */
+  readonly restartNonce?: number;
+  /** Bumped by Restart of one replica (by index): that replica alone is recreated. */
+  readonly replicaRestartNonces?: Readonly<Record<string, number>>;
+  /** Bumped by Retry: failed and pending replicas are tried again now. */
+  readonly retryNonce?: number;
+}
+
+/**
+ * A replica placed on a node by the leader. Its fencing generation is the key's createRevision: a
+ * store-assigned number that grows with each (re)placement, so it never needs writing.
+ */
+export interface AssignmentRecord {
+  readonly workloadId: string;
+  readonly index: number;
+  readonly nodeId: string;
+  readonly placedAt: string;
+  /** `api.PlacementDiagnosis` JSON of the decision. */
+  readonly diagnosis: unknown;
+}
+
+/** A replica no node can take now, with the latest diagnosis. */
+export interface PendingRecord {
+  readonly workloadId: string;
+  readonly index: number;
+  /** `api.PlacementDiagnosis` JSON. */
+  readonly diagnosis: unknown;
+  readonly since: string;
+}
+
+/** The latest state of a replica, written only when it changes. */
+export interface ReplicaStatusRecord {
+  readonly nodeId: string;
+  /** `api.ReplicaReport` JSON as the node (or the leader, for failures it decides) reported it. */
+  readonly report: unknown;
+  /** The agent revision id the report refers to (`<revision>` or `<revision>-r<n>`). */
+  readonly agentRevision?: string;
+  readonly updatedAt: string;
+}
+
+/** A node as registered, plus operator and liveness bookkeeping. */
+export interface NodeRecord {
+  readonly id: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** `api.NodeDescription` JSON. */
+  readonly description: unknown;
+  readonly agentVersion: string;
+  /** host:port of the node's persys.agent.v1 server. */
+  readonly endpoint: string;
+  readonly clusterId?: string;
+  readonly registeredAt: string;
+  readonly cordoned?: boolean;
+  readonly cordonReason?: string;
+  readonly draining?: boolean;
+  /** When its liveness lease expired (NotReady since). Cleared when it comes back. */
+  readonly notReadySince?: string;
+  /** When its replicas were re-placed elsewhere (lost after `lostAfter`). Cleared when it comes back. */
+  readonly lostAt?: string;
+}
+
+/** Held under a lease renewed by heartbeats: present while the node is live. */
+export interface LivenessRecord {
+  readonly nodeId: string;
+  readonly lease: string;
+  readonly since: string;
+}
+
+/** A replica a node runs that is not (or no longer) assigned to it: the leader stops it there. */
+export interface StrayRecord {
+  readonly nodeId: string;
+  readonly workloadId: string;
+  readonly index: number;
+  /** The runtime name to delete on the node. */
+  readonly name: string;
+  readonly seenAt: string;
+}
+
+export const encodeRecord = (record: object): Uint8Array => encodeJson(record);
+export const decodeRecord = <T>(bytes: Uint8Array): T => decodeJson<T>(bytes);
+
+/** The workload of a record, decoded. */
+export function workloadOf(record: WorkloadRecord): api.Workload {
+  return api.Workload.fromJSON(record.workload);
+}
+
+export function diagnosisOf(json: unknown): api.PlacementDiagnosis | undefined {
+  return json ? api.PlacementDiagnosis.fromJSON(json) : undefined;
+}
+
+export function reportOf(record: ReplicaStatusRecord): api.ReplicaReport {
+  return api.ReplicaReport.fromJSON(record.report);
+}
+
+export function descriptionOf(record: NodeRecord): api.NodeDescription {
+  return api.NodeDescription.fromJSON(record.description ?? {});
+}
+
+/** The revision id an agent is told to run: the spec revision, plus a restart counter once restarted. */
+export function agentRevisionOf(workload: WorkloadRecord, assignment: AssignmentRecord): string {
+  const all = workload.restartNonce ?? 0;
+  const one = workload.replicaRestartNonces?.[String(assignment.index)] ?? 0;
+  return all + one > 0 ? `${workload.revision}-r${all}.${one}` : workload.revision;
+}

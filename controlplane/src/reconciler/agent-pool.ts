@@ -1,0 +1,117 @@
+import { type ChannelCredentials, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
+import { agent, PersysError } from "@persys/schema";
+
+/** gRPC metadata header naming the node a call is for (lets one endpoint serve many simulated nodes). */
+export const NODE_ID_HEADER = "persys-node-id";
+
+export interface AgentPoolOptions {
+  /** Deadline of one call. */
+  readonly callTimeoutMs?: number;
+  readonly credentials?: ChannelCredentials;
+}
+
+type Unary<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: { deadline: Date },
+  callback: (error: ServiceError | null, response: Res) => void,
+) => unknown;
+
+/**
+ * Clients for nodes' `persys.agent.v1.AgentService`, one pooled channel per endpoint, reused by
+ * every call (the Go original dialled a new connection per call). Errors become PersysErrors:
+ * an unreachable node is UNAVAILABLE (retryable), NOT_FOUND stays NOT_FOUND.
+ */
+export class AgentPool {
+  private readonly clients = new Map<string, agent.AgentServiceClient>();
+  private readonly timeoutMs: number;
+  private readonly creds: ChannelCredentials;
+
+  constructor(options: AgentPoolOptions = {}) {
+    this.timeoutMs = options.callTimeoutMs ?? 10_000;
+    this.creds = options.credentials ?? credentials.createInsecure();
+  }
+
+  private client(endpoint: string): agent.AgentServiceClient {
+    let client = this.clients.get(endpoint);
+    if (!client) {
+      client = new agent.AgentServiceClient(endpoint, this.creds, {
+        "grpc.keepalive_time_ms": 30_000,
+        "grpc.max_reconnect_backoff_ms": 5_000,
+      });
+      this.clients.set(endpoint, client);
+    }
+    return client;
+  }
+
+  private call<Req, Res>(
+    endpoint: string,
+    nodeId: string,
+    method: (client: agent.AgentServiceClient) => Unary<Req, Res>,
+    request: Req,
+    timeoutMs = this.timeoutMs,
+  ): Promise<Res> {
+    const client = this.client(endpoint);
+    const metadata = new Metadata();
+    metadata.set(NODE_ID_HEADER, nodeId);
+    return new Promise<Res>((resolve, reject) => {
+      method(client).call(
+        client,
+        request,
+        metadata,
+        { deadline: new Date(Date.now() + timeoutMs) },
+        (error, response) => {
+          if (error) reject(toPersysError(error, nodeId));
+          else resolve(response);
+        },
+      );
+    });
+  }
+
+  apply(endpoint: string, nodeId: string, request: agent.ApplyWorkloadRequest): Promise<agent.ApplyWorkloadResponse> {
+    return this.call(endpoint, nodeId, (c) => c.applyWorkload, request);
+  }
+
+  delete(endpoint: string, nodeId: string, id: string): Promise<agent.DeleteWorkloadResponse> {
+    return this.call(endpoint, nodeId, (c) => c.deleteWorkload, { id });
+  }
+
+  status(endpoint: string, nodeId: string, id: string): Promise<agent.GetWorkloadStatusResponse> {
+    return this.call(endpoint, nodeId, (c) => c.getWorkloadStatus, { id });
+  }
+
+  list(endpoint: string, nodeId: string): Promise<agent.ListWorkloadsResponse> {
+    return this.call(endpoint, nodeId, (c) => c.listWorkloads, { type: agent.WorkloadType.WORKLOAD_TYPE_UNSPECIFIED });
+  }
+
+  /** Closes every channel. */
+  close(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+}
+
+function toPersysError(error: ServiceError, nodeId: string): PersysError {
+  const where = `agent of node ${nodeId}`;
+  switch (error.code) {
+    case status.NOT_FOUND:
+      return new PersysError("NOT_FOUND", `${where}: ${error.details || error.message}`, { cause: error });
+    case status.UNAVAILABLE:
+      return new PersysError("UNAVAILABLE", `${where} is unreachable: ${error.details || error.message}`, {
+        cause: error,
+      });
+    case status.DEADLINE_EXCEEDED:
+      return new PersysError("DEADLINE_EXCEEDED", `${where} did not answer in time`, { cause: error });
+    case status.INVALID_ARGUMENT:
+      return new PersysError("INVALID_SPEC", `${where} rejected the spec: ${error.details}`, { cause: error });
+    default:
+      return new PersysError("RUNTIME_ERROR", `${where}: ${error.details || error.message}`, {
+        cause: error,
+        retryable: true,
+      });
+  }
+}

@@ -1,0 +1,218 @@
+import { mkdirSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import pino, { type Logger } from "pino";
+import type { PersysApi, ServerHealth } from "../api/persys-api.js";
+import { ClusterState } from "../cluster/cluster-state.js";
+import { EventRecorder } from "../cluster/event-recorder.js";
+import { ClusterKeys } from "../cluster/keys.js";
+import { AgentControlService } from "../compat/agent-control-service.js";
+import type { ServerConfig } from "../config/server-config.js";
+import type { EventStore } from "../events/event-store.js";
+import { openEventStore } from "../events/open-event-store.js";
+import { LeaderElection, type LeaderTerm } from "../leader/leader-election.js";
+import { NodeRegistry } from "../nodes/node-registry.js";
+import { NodeService } from "../nodes/node-service.js";
+import { UsageRecorder } from "../nodes/usage-recorder.js";
+import { AgentPool } from "../reconciler/agent-pool.js";
+import { Reconciler } from "../reconciler/reconciler.js";
+import { SchedulingView } from "../scheduling/scheduling-view.js";
+import { ControlPlaneApi } from "../services/control-plane-api.js";
+import { EventService } from "../services/event-service.js";
+import { WorkloadWatch } from "../services/workload-watch.js";
+import { openStateStore } from "../state/open-state-store.js";
+import type { StateStore } from "../state/state-store.js";
+import { WorkloadService } from "../workloads/workload-service.js";
+
+export const PERSYS_VERSION = "0.1.0";
+
+export interface ControlPlaneOptions {
+  readonly config: ServerConfig;
+  readonly logger?: Logger;
+  /** This server's identity in leader election (default: hostname and pid). */
+  readonly id?: string;
+  readonly resyncMs?: number;
+}
+
+/**
+ * One control-plane server: stores, the cluster state cache, the API services, node registry and,
+ * while it leads, the reconciler. Every server serves reads and writes; only the leader schedules.
+ * Transports (gRPC, REST) are attached by the caller to `api`, `agentControl` and `health`.
+ */
+export class ControlPlane {
+  readonly api: PersysApi;
+  readonly agentControl: AgentControlService;
+  readonly health: ServerHealth;
+  private reconciler: Reconciler | undefined;
+  private term: LeaderTerm | undefined;
+
+  private constructor(
+    readonly id: string,
+    readonly store: StateStore,
+    readonly eventStore: EventStore,
+    readonly state: ClusterState,
+    readonly view: SchedulingView,
+    readonly workloads: WorkloadService,
+    readonly nodes: NodeService,
+    private readonly election: LeaderElection,
+    private readonly pool: AgentPool,
+    readonly logger: Logger,
+    apiImpl: PersysApi,
+    agentControl: AgentControlService,
+  ) {
+    this.api = apiImpl;
+    this.agentControl = agentControl;
+    this.health = {
+      live: () => true,
+      ready: () => {
+        const events = this.eventStore.health();
+        return {
+          ready: true,
+          details: {
+            state: `${this.store.kind} (revision ${this.state.revision})`,
+            events:
+              events.state === "ok"
+                ? `${this.eventStore.kind} ok`
+                : `${this.eventStore.kind} degraded: ${events.reason}`,
+            leader: this.term ? "this server" : "another server",
+          },
+        };
+      },
+    };
+  }
+
+  /** Opens the stores, loads the cluster state and starts campaigning for leadership. */
+  static async start(options: ControlPlaneOptions): Promise<ControlPlane> {
+    const { config } = options;
+    const logger = options.logger ?? pino({ level: config.log.level });
+    const id = options.id ?? `${hostname()}-${process.pid}`;
+    if (config.state.kind === "embedded" || config.events.kind === "embedded")
+      mkdirSync(config.dataDir, { recursive: true });
+    const store = await openStateStore(
+      config.state.kind === "etcd"
+        ? { kind: "etcd", endpoints: config.state.endpoints }
+        : { kind: "embedded", dataDir: join(config.dataDir, "state") },
+    );
+    const eventStore = await openEventStore(
+      config.events.kind === "redis"
+        ? { kind: "redis", url: config.events.url!, prefix: config.events.prefix }
+        : { kind: "embedded", dataDir: join(config.dataDir, "events") },
+    );
+    eventStore.onHealthChange((h) =>
+      h.state === "ok"
+        ? logger.info("event store recovered")
+        : logger.warn({ reason: h.reason }, "event store degraded; scheduling continues"),
+    );
+    const keys = new ClusterKeys(config.state.prefix);
+    const state = new ClusterState(store, keys);
+    await state.start((error) => logger.error({ err: error.toBody() }, "state watch ended"));
+    const recorder = new EventRecorder(eventStore, (error) => logger.debug({ err: String(error) }, "event dropped"));
+    const usage = new UsageRecorder(eventStore);
+    const view = new SchedulingView(state, usage, { strategy: config.scheduler.strategy });
+    view.start();
+    const registry = new NodeRegistry({
+      store,
+      state,
+      keys,
+      events: recorder,
+      usage,
+      leaseTtlSeconds: config.nodes.leaseTtlSeconds,
+    });
+    const workloads = new WorkloadService({ store, state, keys, view, events: recorder });
+    const nodes = new NodeService({ state, registry, usage, view });
+    const pool = new AgentPool();
+    let self: ControlPlane | undefined;
+    const election = new LeaderElection(store, {
+      key: keys.leader,
+      id,
+      ttlSeconds: config.leader.ttlSeconds,
+      onElected: (term) => self?.lead(term),
+      onDeposed: (term, reason) => self?.stepDown(term, reason),
+      onRetry: (error) => logger.warn({ err: String(error) }, "leader campaign failed; retrying"),
+    });
+    const apiImpl = new ControlPlaneApi({
+      state,
+      workloads,
+      nodes,
+      events: new EventService(eventStore),
+      watch: new WorkloadWatch(state),
+      leaderId: () => state.leaderId,
+      version: PERSYS_VERSION,
+    });
+    self = new ControlPlane(
+      id,
+      store,
+      eventStore,
+      state,
+      view,
+      workloads,
+      nodes,
+      election,
+      pool,
+      logger,
+      apiImpl,
+      new AgentControlService(registry, workloads, nodes),
+    );
+    self.timing = { lostAfterMs: config.nodes.lostAfterSeconds * 1000, resyncMs: options.resyncMs };
+    election.start();
+    return self;
+  }
+
+  private timing: { lostAfterMs: number; resyncMs: number | undefined } = { lostAfterMs: 30_000, resyncMs: undefined };
+
+  get isLeader(): boolean {
+    return this.term !== undefined;
+  }
+
+  /** Resolves when this server leads (tests). */
+  async whenLeader(timeoutMs = 20_000): Promise<void> {
+    const start = Date.now();
+    while (!this.isLeader) {
+      if (Date.now() - start > timeoutMs) throw new Error(`${this.id} did not become leader within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Resolves when the reconciler has nothing queued (tests and benchmarks). */
+  async settled(): Promise<void> {
+    await this.reconciler?.idle();
+  }
+
+  private lead(term: LeaderTerm): void {
+    this.term = term;
+    this.logger.info({ term: term.token }, "elected leader: scheduling and reconciling");
+    this.reconciler = new Reconciler({
+      store: this.store,
+      state: this.state,
+      keys: this.state.keys,
+      view: this.view,
+      events: new EventRecorder(this.eventStore),
+      pool: this.pool,
+      term,
+      lostAfterMs: this.timing.lostAfterMs,
+      ...(this.timing.resyncMs ? { resyncMs: this.timing.resyncMs } : {}),
+      logger: this.logger,
+    });
+    this.reconciler.start();
+  }
+
+  private stepDown(term: LeaderTerm, reason: string): void {
+    if (this.term?.token !== term.token) return;
+    this.logger.warn({ term: term.token, reason }, "no longer leader");
+    this.term = undefined;
+    const reconciler = this.reconciler;
+    this.reconciler = undefined;
+    void reconciler?.stop();
+  }
+
+  /** Resigns leadership and releases everything. */
+  async close(): Promise<void> {
+    await this.election.stop();
+    await this.reconciler?.stop();
+    this.view.stop();
+    await this.state.stop();
+    this.pool.close();
+    await this.eventStore.close();
+    await this.store.close();
+  }
+}

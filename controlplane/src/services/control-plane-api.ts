@@ -1,0 +1,95 @@
+import { type api, PersysError } from "@persys/schema";
+import type { CallContext, PersysApi } from "../api/persys-api.js";
+import type { ClusterState } from "../cluster/cluster-state.js";
+import type { NodeService } from "../nodes/node-service.js";
+import type { WorkloadService } from "../workloads/workload-service.js";
+import { clusterSummary } from "./cluster-summary.js";
+import type { EventService } from "./event-service.js";
+import type { WorkloadWatch } from "./workload-watch.js";
+
+export interface ControlPlaneApiParts {
+  readonly state: ClusterState;
+  readonly workloads: WorkloadService;
+  readonly nodes: NodeService;
+  readonly events: EventService;
+  readonly watch: WorkloadWatch;
+  readonly logs?: (
+    request: api.StreamWorkloadLogsRequest,
+    signal: AbortSignal,
+  ) => AsyncIterable<api.StreamWorkloadLogsResponse>;
+  readonly leaderId: () => string;
+  readonly version: string;
+}
+
+/** `PersysApi` implemented by the control plane's services (the transports call this). */
+export class ControlPlaneApi implements PersysApi {
+  constructor(private readonly p: ControlPlaneApiParts) {}
+
+  applyWorkload(request: api.ApplyWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.apply(request);
+  }
+  async getWorkload(request: api.GetWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.get(request);
+  }
+  async listWorkloads(request: api.ListWorkloadsRequest, _ctx: CallContext) {
+    return this.p.workloads.list(request);
+  }
+  deleteWorkload(request: api.DeleteWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.delete(request);
+  }
+  startWorkload(request: api.StartWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.start(request);
+  }
+  stopWorkload(request: api.StopWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.stop(request);
+  }
+  restartWorkload(request: api.RestartWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.restart(request);
+  }
+  retryWorkload(request: api.RetryWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.retry(request);
+  }
+  async explainWorkload(request: api.ExplainWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.explain(request);
+  }
+  async planWorkload(request: api.PlanWorkloadRequest, _ctx: CallContext) {
+    return this.p.workloads.plan(request);
+  }
+  streamWorkloadLogs(
+    request: api.StreamWorkloadLogsRequest,
+    ctx: CallContext,
+  ): AsyncIterable<api.StreamWorkloadLogsResponse> {
+    if (!this.p.logs) {
+      throw new PersysError("UNAVAILABLE", "log streaming is not available on this control plane");
+    }
+    this.p.workloads.get({ workloadId: request.workloadId, view: 1 });
+    return this.p.logs(request, ctx.signal);
+  }
+  watchWorkloads(request: api.WatchWorkloadsRequest, ctx: CallContext) {
+    return this.p.watch.watch(request, ctx.signal);
+  }
+  async listNodes(request: api.ListNodesRequest, _ctx: CallContext) {
+    return this.p.nodes.list(request);
+  }
+  async getNode(request: api.GetNodeRequest, _ctx: CallContext) {
+    return this.p.nodes.get(request);
+  }
+  cordonNode(request: api.CordonNodeRequest, _ctx: CallContext) {
+    return this.p.nodes.cordon(request);
+  }
+  uncordonNode(request: api.UncordonNodeRequest, _ctx: CallContext) {
+    return this.p.nodes.uncordon(request);
+  }
+  drainNode(request: api.DrainNodeRequest, _ctx: CallContext) {
+    return this.p.nodes.drain(request);
+  }
+  async getClusterSummary(_request: api.GetClusterSummaryRequest, _ctx: CallContext) {
+    return { summary: clusterSummary(this.p.state, this.p.nodes, this.p.leaderId(), this.p.version) };
+  }
+  listEvents(request: api.ListEventsRequest, _ctx: CallContext) {
+    return this.p.events.list(request);
+  }
+  watchEvents(request: api.WatchEventsRequest, ctx: CallContext) {
+    return this.p.events.watch(request, ctx.signal);
+  }
+}

@@ -1,0 +1,319 @@
+import { api, assertValidWorkload, invalid, PersysError, withDefaults, workloadRevision } from "@persys/schema";
+import type { ClusterState, Versioned } from "../cluster/cluster-state.js";
+import type { EventRecorder } from "../cluster/event-recorder.js";
+import type { ClusterKeys } from "../cluster/keys.js";
+import { encodeRecord, type WorkloadRecord, workloadOf } from "../cluster/records.js";
+import { apiDiagnosis } from "../cluster/scheduler-mapping.js";
+import type { SchedulingView } from "../scheduling/scheduling-view.js";
+import type { StateStore } from "../state/state-store.js";
+import { decodeJson } from "../state/value-codec.js";
+import { pageSize, pageToken, parseLabelSelector } from "./label-selector-query.js";
+import { replicaStatus, workloadView } from "./workload-view.js";
+
+export interface WorkloadServiceOptions {
+  readonly store: StateStore;
+  readonly state: ClusterState;
+  readonly keys: ClusterKeys;
+  readonly view: SchedulingView;
+  readonly events: EventRecorder;
+  readonly clock?: () => number;
+}
+
+const notFound = (id: string) =>
+  new PersysError("NOT_FOUND", `workload ${id} not found`, {
+    details: [{ path: "workloadId", reason: "no such workload" }],
+  });
+
+const requireId = (id: string, path = "workloadId") => {
+  if (!id) throw invalid("INVALID_ARGUMENT", [{ path, reason: "is required" }]);
+  return id;
+};
+
+/** Canonical JSON of a workload's input fields (defaults applied), for "did anything change". */
+const inputJson = (w: api.Workload) => JSON.stringify(api.Workload.toJSON({ ...w, status: undefined }));
+
+/**
+ * The workload half of the public API. Writes go to the state store with compare-and-swap (so a
+ * concurrent change is never lost); reads come from the cluster state cache after waiting for the
+ * write's revision (read-your-writes). Apply is create-or-update by id and idempotent: the same input
+ * changes nothing and keeps the revision.
+ */
+export class WorkloadService {
+  private readonly clock: () => number;
+
+  constructor(private readonly o: WorkloadServiceOptions) {
+    this.clock = o.clock ?? Date.now;
+  }
+
+  private now(): string {
+    return new Date(this.clock()).toISOString();
+  }
+
+  private view(id: string, full = true): api.Workload {
+    const held = this.o.state.workloads.get(id);
+    if (!held) throw notFound(id);
+    return workloadView(this.o.state, held, full);
+  }
+
+  /**
+   * Reads the record from the store (not the cache), applies `change`, and writes it back if the
+   * result differs, compare-and-swap on the record's revision; retried on a concurrent change.
+   */
+  private async update(
+    id: string,
+    change: (record: WorkloadRecord) => WorkloadRecord | undefined,
+    missing: () => never = () => {
+      throw notFound(id);
+    },
+  ): Promise<{ record: WorkloadRecord; changed: boolean }> {
+    const key = this.o.keys.workload(id);
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const kv = await this.o.store.get(key);
+      if (!kv) missing();
+      const before = decodeJson<WorkloadRecord>(kv!.value);
+      const after = change(before);
+      if (!after) return { record: before, changed: false };
+      const result = await this.o.store.txn({
+        compare: [{ key, target: "modRevision", op: "=", value: kv!.modRevision }],
+        success: [{ type: "put", key, value: encodeRecord(after) }],
+      });
+      if (result.succeeded) {
+        await this.o.state.waitFor(result.revision);
+        return { record: after, changed: true };
+      }
+    }
+    throw new PersysError("CONFLICT", `workload ${id} changed concurrently too often; retry`);
+  }
+
+  async apply(request: api.ApplyWorkloadRequest): Promise<api.ApplyWorkloadResponse> {
+    if (!request.workload) throw invalid("INVALID_ARGUMENT", [{ path: "workload", reason: "is required" }]);
+    const workload = assertValidWorkload(withDefaults(request.workload));
+    const revision = workloadRevision(workload);
+    const key = this.o.keys.workload(workload.id);
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const kv = await this.o.store.get(key);
+      const existing = kv ? decodeJson<WorkloadRecord>(kv.value) : undefined;
+      if (existing?.deletionRequestedAt) {
+        throw new PersysError("CONFLICT", `workload ${workload.id} is being deleted; apply again once it is gone`);
+      }
+      if (request.expectedRevision !== undefined && (existing?.revision ?? "") !== request.expectedRevision) {
+        throw new PersysError(
+          "CONFLICT",
+          `workload ${workload.id} is at revision ${existing?.revision ?? "(none)"}, not ${request.expectedRevision}`,
+          { details: [{ path: "expectedRevision", reason: "does not match the current revision" }] },
+        );
+      }
+      if (existing) {
+        const before = workloadOf(existing);
+        if (before.kind !== workload.kind) {
+          throw invalid("INVALID_SPEC", [
+            { path: "kind", reason: "is immutable: delete the workload and apply it again" },
+          ]);
+        }
+        if (inputJson(before) === inputJson(workload)) {
+          await this.o.state.waitFor(kv!.modRevision);
+          return { workload: this.view(workload.id), changed: false, created: false };
+        }
+      }
+      const now = this.now();
+      const record: WorkloadRecord = {
+        ...(existing ?? {}),
+        workload: api.Workload.toJSON(workload),
+        revision,
+        generation: (existing?.generation ?? 0) + 1,
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+      const result = await this.o.store.txn({
+        compare: [
+          kv
+            ? { key, target: "modRevision", op: "=", value: kv.modRevision }
+            : { key, target: "version", op: "=", value: 0 },
+        ],
+        success: [{ type: "put", key, value: encodeRecord(record) }],
+      });
+      if (!result.succeeded) continue;
+      await this.o.state.waitFor(result.revision);
+      void this.o.events.record({
+        type: "WorkloadApplied",
+        workloadId: workload.id,
+        message: existing
+          ? `workload ${workload.id} updated to revision ${revision}${existing.revision === revision ? " (same revision)" : ` (was ${existing.revision})`}`
+          : `workload ${workload.id} created at revision ${revision}`,
+        attributes: { revision, generation: String(record.generation) },
+      });
+      return { workload: this.view(workload.id), changed: true, created: !existing };
+    }
+    throw new PersysError("CONFLICT", `workload ${workload.id} changed concurrently too often; retry`);
+  }
+
+  get(request: api.GetWorkloadRequest): api.GetWorkloadResponse {
+    return {
+      workload: this.view(requireId(request.workloadId), request.view !== api.WorkloadView.WORKLOAD_VIEW_BASIC),
+    };
+  }
+
+  list(request: api.ListWorkloadsRequest): api.ListWorkloadsResponse {
+    const size = pageSize(request.pageSize);
+    const after = pageToken.decode(request.pageToken);
+    const matchLabels = parseLabelSelector(request.labelSelector);
+    const full = request.view === api.WorkloadView.WORKLOAD_VIEW_FULL;
+    const ids = [...this.o.state.workloads.keys()].filter((id) => id > after).sort();
+    const workloads: api.Workload[] = [];
+    let last = "";
+    for (const id of ids) {
+      const held = this.o.state.workloads.get(id)!;
+      const view = workloadView(this.o.state, held, full);
+      if (request.kind && view.kind !== request.kind) continue;
+      if (request.state && view.status?.state !== request.state) continue;
+      if (request.nodeId && !view.status?.replicas.some((r) => r.nodeId === request.nodeId)) continue;
+      if (!matchLabels(view.labels)) continue;
+      if (workloads.length === size)
+        return { workloads, nextPageToken: pageToken.encode(last), storeRevision: this.o.state.revision };
+      workloads.push(view);
+      last = id;
+    }
+    return { workloads, nextPageToken: "", storeRevision: this.o.state.revision };
+  }
+
+  async delete(request: api.DeleteWorkloadRequest): Promise<api.DeleteWorkloadResponse> {
+    const id = requireId(request.workloadId);
+    let gone = false;
+    await this.update(
+      id,
+      (record) => (record.deletionRequestedAt ? undefined : { ...record, deletionRequestedAt: this.now() }),
+      () => {
+        if (!request.allowMissing) throw notFound(id);
+        gone = true;
+        throw new PersysError("NOT_FOUND", "gone");
+      },
+    ).catch((error) => {
+      if (!gone) throw error;
+    });
+    if (gone) return {};
+    const held = this.o.state.workloads.get(id);
+    return held ? { workload: workloadView(this.o.state, held, false) } : {};
+  }
+
+  private async setDesired(id: string, desired: api.DesiredState): Promise<api.Workload> {
+    await this.update(requireId(id), (record) => {
+      if (record.deletionRequestedAt) throw new PersysError("CONFLICT", `workload ${id} is being deleted`);
+      const workload = workloadOf(record);
+      if (workload.desiredState === desired) return undefined;
+      return {
+        ...record,
+        workload: api.Workload.toJSON({ ...workload, desiredState: desired }),
+        generation: record.generation + 1,
+        updatedAt: this.now(),
+      };
+    });
+    return this.view(id);
+  }
+
+  async start(request: api.StartWorkloadRequest): Promise<api.StartWorkloadResponse> {
+    return { workload: await this.setDesired(request.workloadId, api.DesiredState.DESIRED_STATE_RUNNING) };
+  }
+
+  async stop(request: api.StopWorkloadRequest): Promise<api.StopWorkloadResponse> {
+    return { workload: await this.setDesired(request.workloadId, api.DesiredState.DESIRED_STATE_STOPPED) };
+  }
+
+  /** Recreates replicas (rolling, one at a time by default) at the same revision. */
+  async restart(request: api.RestartWorkloadRequest): Promise<api.RestartWorkloadResponse> {
+    const id = requireId(request.workloadId);
+    await this.update(id, (record) => {
+      const replicas = workloadOf(record).replicas ?? 1;
+      if (request.replicaIndex === undefined)
+        return { ...record, restartNonce: (record.restartNonce ?? 0) + 1, updatedAt: this.now() };
+      if (request.replicaIndex < 0 || request.replicaIndex >= replicas) {
+        throw invalid("INVALID_ARGUMENT", [{ path: "replicaIndex", reason: `must be 0..${replicas - 1}` }]);
+      }
+      const nonces = { ...(record.replicaRestartNonces ?? {}) };
+      nonces[String(request.replicaIndex)] = (nonces[String(request.replicaIndex)] ?? 0) + 1;
+      return { ...record, replicaRestartNonces: nonces, updatedAt: this.now() };
+    });
+    return { workload: this.view(id) };
+  }
+
+  /** Tries failed and pending replicas again now, terminal failures included. */
+  async retry(request: api.RetryWorkloadRequest): Promise<api.RetryWorkloadResponse> {
+    const id = requireId(request.workloadId);
+    const before = this.view(id, false);
+    const retried = (before.status?.replicas ?? [])
+      .filter(
+        (r) => r.state === api.ReplicaState.REPLICA_STATE_FAILED || r.state === api.ReplicaState.REPLICA_STATE_PENDING,
+      )
+      .map((r) => r.index)
+      .filter((index) => request.replicaIndex === undefined || index === request.replicaIndex);
+    await this.update(id, (record) => ({ ...record, retryNonce: (record.retryNonce ?? 0) + 1, updatedAt: this.now() }));
+    return { workload: this.view(id), retriedReplicas: retried };
+  }
+
+  explain(request: api.ExplainWorkloadRequest): api.ExplainWorkloadResponse {
+    const id = requireId(request.workloadId);
+    const held = this.o.state.workloads.get(id);
+    if (!held) throw notFound(id);
+    const count = workloadOf(held.value).replicas ?? 1;
+    const replicas: api.ReplicaExplanation[] = [];
+    for (let index = 0; index < count; index++) {
+      const status = replicaStatus(this.o.state, held.value, id, index, true);
+      replicas.push({
+        replicaIndex: index,
+        state: status.state,
+        nodeId: status.nodeId,
+        ...(status.reason ? { reason: status.reason } : {}),
+        ...(status.placement ? { diagnosis: status.placement } : {}),
+      });
+    }
+    return { workloadId: id, revision: held.value.revision, replicas };
+  }
+
+  /** Where the workload would go and why, computed by the scheduler without writing anything. */
+  plan(request: api.PlanWorkloadRequest): api.PlanWorkloadResponse {
+    if (!request.workload) throw invalid("INVALID_ARGUMENT", [{ path: "workload", reason: "is required" }]);
+    const workload = assertValidWorkload(withDefaults(request.workload));
+    const revision = workloadRevision(workload);
+    const held: Versioned<WorkloadRecord> | undefined = this.o.state.workloads.get(workload.id);
+    const existing = held?.value;
+    const result = this.o.view.plan(workload);
+    const decisions = new Map(result.decisions.map((d) => [d.replica, d]));
+    const count = workload.replicas ?? 1;
+    const replicas: api.ReplicaPlan[] = [];
+    for (let index = 0; index < count; index++) {
+      const assignment = this.o.state.assignment(workload.id, index)?.value;
+      const decision = decisions.get(index);
+      if (assignment) {
+        replicas.push({
+          replicaIndex: index,
+          action:
+            existing?.revision === revision ? api.PlanAction.PLAN_ACTION_KEEP : api.PlanAction.PLAN_ACTION_REPLACE,
+          nodeId: assignment.nodeId,
+          diagnosis: api.PlacementDiagnosis.fromJSON(assignment.diagnosis),
+        });
+      } else if (decision) {
+        replicas.push({
+          replicaIndex: index,
+          action: api.PlanAction.PLAN_ACTION_CREATE,
+          nodeId: decision.nodeId ?? "",
+          diagnosis: apiDiagnosis(decision.diagnosis),
+        });
+      }
+    }
+    for (const index of this.o.state.replicaIndexes(workload.id)) {
+      if (index >= count)
+        replicas.push({
+          replicaIndex: index,
+          action: api.PlanAction.PLAN_ACTION_DELETE,
+          nodeId: this.o.state.assignment(workload.id, index)?.value.nodeId ?? "",
+        });
+    }
+    const changed = !existing || inputJson(workloadOf(existing)) !== inputJson(workload);
+    return {
+      workload: { ...workload, status: undefined },
+      revision,
+      changed,
+      replicas,
+      schedulable: replicas.every((r) => r.action !== api.PlanAction.PLAN_ACTION_CREATE || r.nodeId !== ""),
+    };
+  }
+}
