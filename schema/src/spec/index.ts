@@ -1,4 +1,4 @@
 export * from "./validate-workload.js";
+export { labelKeyProblem, labelValueProblem } from "./violations.js";
 export * from "./workload-defaults.js";
 export * from "./workload-revision.js";
-export { labelKeyProblem, labelValueProblem } from "./violations.js";
