@@ -80,6 +80,17 @@ export const serverConfigSchema = z
       })
       .strict()
       .default({ strategy: "least-allocated" }),
+    reconciler: z
+      .object({
+        /** Workloads and nodes reconciled at once. */
+        concurrency: z.number().int().min(1).max(4096).default(64),
+        /** Pushes to agents in flight at once. */
+        pushConcurrency: z.number().int().min(1).max(4096).default(256),
+        /** Every workload and node is reconciled at least this often (seconds). */
+        resyncSeconds: z.number().int().min(1).max(3600).default(30),
+      })
+      .strict()
+      .default({ concurrency: 64, pushConcurrency: 256, resyncSeconds: 30 }),
     log: z
       .object({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") })
       .strict()

@@ -9,6 +9,7 @@ import type { SchedulingView } from "../scheduling/scheduling-view.js";
 import type { StateStore } from "../state/state-store.js";
 import type { AgentPool } from "./agent-pool.js";
 import { NodeLifecycle } from "./node-lifecycle.js";
+import { PushLimiter } from "./push-limiter.js";
 import { StrayCollector } from "./stray-collector.js";
 import { TxnBatcher } from "./txn-batcher.js";
 import { WorkQueue } from "./work-queue.js";
@@ -26,7 +27,10 @@ export interface ReconcilerOptions {
   readonly lostAfterMs: number;
   /** Level-triggered safety net: every workload and node is reconciled this often. */
   readonly resyncMs?: number;
+  /** Workload/node keys handled at once. */
   readonly concurrency?: number;
+  /** Agent pushes in flight at once. */
+  readonly pushConcurrency?: number;
   readonly logger?: Logger;
   readonly clock?: () => number;
 }
@@ -35,6 +39,8 @@ export interface ReconcilerOptions {
 export interface ReconcileContext extends ReconcilerOptions {
   readonly queue: WorkQueue;
   readonly batcher: TxnBatcher;
+  /** Agent pushes run here, in the background, so reconciles never wait for agents. */
+  readonly pushes: PushLimiter;
   readonly now: () => number;
   /** Whether this term still leads (false after deposition: stop acting). */
   readonly active: () => boolean;
@@ -67,6 +73,7 @@ export class Reconciler {
       ...options,
       queue,
       batcher: new TxnBatcher(options.store, () => options.term.fence),
+      pushes: new PushLimiter(options.pushConcurrency ?? 256),
       now: options.clock ?? Date.now,
       active: () => this.running,
     };
@@ -107,9 +114,10 @@ export class Reconciler {
     await this.ctx.queue.stop();
   }
 
-  /** Resolves when no key is queued or being handled (tests and benchmarks). */
-  idle(): Promise<void> {
-    return this.ctx.queue.idle();
+  /** Resolves when no key is queued or being handled and no push is in flight (tests and benchmarks). */
+  async idle(): Promise<void> {
+    await this.ctx.queue.idle();
+    await this.ctx.pushes.idle();
   }
 
   private enqueueAll(): void {

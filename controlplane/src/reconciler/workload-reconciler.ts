@@ -162,7 +162,6 @@ export class WorkloadReconciler {
     });
     let down = rows.filter((r) => r.report?.state !== api.ReplicaState.REPLICA_STATE_RUNNING).length;
     let nextWake = Number.POSITIVE_INFINITY;
-    const pushes: Promise<void>[] = [];
     for (const row of rows) {
       const { a, report, expected } = row;
       const index = a.value.index;
@@ -198,9 +197,10 @@ export class WorkloadReconciler {
         if (down >= maxUnavailable) continue;
         down++;
       }
-      pushes.push(this.push(record, workload, a, expected, desired, p));
+      p.pushed = { agentRevision: expected, desiredState: desired, at: now };
+      p.failureNoted = false;
+      this.ctx.pushes.run(() => this.push(record, workload, a, expected, desired, p));
     }
-    await Promise.all(pushes);
     if (Number.isFinite(nextWake)) this.ctx.queue.addAfter(`w:${workload.id}`, Math.max(10, nextWake - this.ctx.now()));
   }
 
@@ -234,8 +234,6 @@ export class WorkloadReconciler {
       agentRevision: expected,
       desiredState: desired,
     });
-    p.pushed = { agentRevision: expected, desiredState: desired, at: this.ctx.now() };
-    p.failureNoted = false;
     try {
       const response = await pool.apply(node.endpoint, node.id, request);
       if (!response.applied && !response.skipped) {

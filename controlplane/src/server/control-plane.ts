@@ -98,7 +98,7 @@ export class ControlPlane {
         ? { kind: "redis", url: config.events.url!, prefix: config.events.prefix }
         : { kind: "embedded", dataDir: join(config.dataDir, "events") },
     );
-    eventStore.onHealthChange((h) =>
+    const offHealth = eventStore.onHealthChange((h) =>
       h.state === "ok"
         ? logger.info("event store recovered")
         : logger.warn({ reason: h.reason }, "event store degraded; scheduling continues"),
@@ -153,12 +153,14 @@ export class ControlPlane {
       apiImpl,
       new AgentControlService(registry, workloads, nodes),
     );
-    self.timing = { lostAfterMs: config.nodes.lostAfterSeconds * 1000, resyncMs: options.resyncMs };
+    self.offHealth = offHealth;
+    self.timing = { lostAfterMs: config.nodes.lostAfterSeconds * 1000, resyncMs: options.resyncMs, config };
     election.start();
     return self;
   }
 
-  private timing: { lostAfterMs: number; resyncMs: number | undefined } = { lostAfterMs: 30_000, resyncMs: undefined };
+  private offHealth: () => void = () => {};
+  private timing!: { lostAfterMs: number; resyncMs: number | undefined; config: ServerConfig };
 
   get isLeader(): boolean {
     return this.term !== undefined;
@@ -190,7 +192,9 @@ export class ControlPlane {
       pool: this.pool,
       term,
       lostAfterMs: this.timing.lostAfterMs,
-      ...(this.timing.resyncMs ? { resyncMs: this.timing.resyncMs } : {}),
+      resyncMs: this.timing.resyncMs ?? this.timing.config.reconciler.resyncSeconds * 1000,
+      concurrency: this.timing.config.reconciler.concurrency,
+      pushConcurrency: this.timing.config.reconciler.pushConcurrency,
       logger: this.logger,
     });
     this.reconciler.start();
@@ -212,6 +216,7 @@ export class ControlPlane {
     this.view.stop();
     await this.state.stop();
     this.pool.close();
+    this.offHealth();
     await this.eventStore.close();
     await this.store.close();
   }
