@@ -27,12 +27,13 @@ export async function runServer(
 ): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: config.log.level });
   if (config.insecure) logger.warn("serving without TLS (--insecure): development only");
+  const metrics = new ApiMetrics();
   const controlPlane = await ControlPlane.start({
     config,
     logger,
+    metrics: metrics.registry,
     ...((options.id ?? config.id) ? { id: options.id ?? config.id } : {}),
   });
-  const metrics = new ApiMetrics();
   const grpc = await startGrpcServer({
     address: config.listen.grpc,
     api: controlPlane.api,

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { PersysApi, ServerHealth } from "../api/persys-api.js";
 import { ClusterState } from "../cluster/cluster-state.js";
 import { EventRecorder } from "../cluster/event-recorder.js";
@@ -23,6 +24,7 @@ import { WorkloadWatch } from "../services/workload-watch.js";
 import { openStateStore } from "../state/open-state-store.js";
 import type { StateStore } from "../state/state-store.js";
 import { WorkloadService } from "../workloads/workload-service.js";
+import { registerCoreMetrics } from "./core-metrics.js";
 
 export const PERSYS_VERSION = "0.1.0";
 
@@ -32,6 +34,8 @@ export interface ControlPlaneOptions {
   /** This server's identity in leader election (default: hostname and pid). */
   readonly id?: string;
   readonly resyncMs?: number;
+  /** Prometheus registry the control plane registers its gauges in. */
+  readonly metrics?: Registry;
 }
 
 /**
@@ -154,6 +158,15 @@ export class ControlPlane {
       new AgentControlService(registry, workloads, nodes),
     );
     self.offHealth = offHealth;
+    const cp = self;
+    if (options.metrics) {
+      registerCoreMetrics(options.metrics, {
+        state,
+        events: eventStore,
+        isLeader: () => cp.isLeader,
+        queueDepth: () => cp.reconciler?.queueDepth ?? 0,
+      });
+    }
     self.timing = { lostAfterMs: config.nodes.lostAfterSeconds * 1000, resyncMs: options.resyncMs, config };
     election.start();
     return self;
