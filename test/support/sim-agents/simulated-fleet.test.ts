@@ -121,7 +121,9 @@ describe("heartbeat spread", () => {
     // ≈ 200 nodes × 2 intervals; the floor is loose because the test machine's cores are shared.
     expect(arrivals.length).toBeGreaterThan(200);
     expect(arrivals.length).toBeLessThan(480);
-    expect(Math.max(...buckets)).toBeLessThan(mean * 2.5); // synchronized ticks would put all 200 in one bucket
+    // Synchronized ticks would put all ~400 arrivals in one or two buckets (≥ 10× the mean); the bound
+    // leaves room for the stalls of a shared, loaded test machine.
+    expect(Math.max(...buckets)).toBeLessThan(mean * 5);
     expect(fleet.stats()).toMatchObject({ nodes: 200, registered: 200, heartbeatFailures: 0 });
   });
 });

@@ -60,7 +60,11 @@ export function toHttpError(
   }
   const status = typeof fastify.statusCode === "number" ? fastify.statusCode : 0;
   if (status >= 400 && status < 500) {
-    const error = new PersysError("INVALID_ARGUMENT", clientMessage(fastify), { cause: thrown });
+    const message = clientMessage(fastify);
+    const error = new PersysError("INVALID_ARGUMENT", message, {
+      cause: thrown,
+      details: [{ path: "body", reason: message }],
+    });
     return { status, body: error.toBody(), unexpected: false, error };
   }
   const { error, unexpected } = classifyError(thrown, requestId);
@@ -102,6 +106,9 @@ const clientMessages: Record<string, string> = {
 };
 
 function clientMessage(error: FastifyErrorLike): string {
+  if (typeof error.message === "string" && /forbidden prototype property/.test(error.message)) {
+    return "the body contains a forbidden key (__proto__ or constructor.prototype)";
+  }
   const known = typeof error.code === "string" ? clientMessages[error.code] : undefined;
   if (known) return known;
   return typeof error.message === "string" && error.message ? error.message : "bad request";
