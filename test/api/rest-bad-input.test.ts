@@ -333,3 +333,20 @@ function setAt(root: Record<string, unknown>, path: (string | number)[], value: 
   for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
   node[path[path.length - 1]!] = value;
 }
+
+describe("forbidden keys", () => {
+  it("refuses a body with a __proto__ key with a typed 400 naming the body, not a 5xx", async () => {
+    const route = v1Routes.find((r) => r.rpc === "applyWorkload")!;
+    const response = await app.inject({
+      method: route.method,
+      url: urlOf(route),
+      payload: '{"id":"web","kind":{"__proto__":""}}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      code: "INVALID_ARGUMENT",
+      details: [{ path: "body", reason: expect.stringContaining("forbidden key") }],
+    });
+  });
+});
