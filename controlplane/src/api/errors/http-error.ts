@@ -106,9 +106,6 @@ const clientMessages: Record<string, string> = {
 };
 
 function clientMessage(error: FastifyErrorLike): string {
-  if (typeof error.message === "string" && /forbidden prototype property/.test(error.message)) {
-    return "the body contains a forbidden key (__proto__ or constructor.prototype)";
-  }
   const known = typeof error.code === "string" ? clientMessages[error.code] : undefined;
   if (known) return known;
   return typeof error.message === "string" && error.message ? error.message : "bad request";

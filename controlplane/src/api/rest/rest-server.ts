@@ -174,10 +174,12 @@ function componentName(json: { $id?: unknown }, i: number): string {
 
 /**
  * JSON bodies: Fastify's secure parser, except that an empty body on a route whose body is optional
- * (the POST actions) is simply absent, whatever the Content-Type says.
+ * (the POST actions) is simply absent, whatever the Content-Type says. `__proto__` and
+ * `constructor.prototype` keys are dropped while parsing (never a field of ours), so the rest of the
+ * body is validated and the error names the field that held them.
  */
 function installJsonParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser("error", "error");
+  const parse = app.getDefaultJsonParser("remove", "remove");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const config = (request.routeOptions.config ?? {}) as V1RouteConfig;
