@@ -136,7 +136,7 @@ export class EmbeddedStateStore implements StateStore {
 
   async put(key: string, value: Uint8Array, options: PutOptions = {}): Promise<PutResult> {
     putArguments(key, value, options);
-    const { result: previous, revision } = this.write("put", (m) => m.put(key, value, options.lease, "lease"));
+    const { result: previous, revision } = await this.write("put", (m) => m.put(key, value, options.lease, "lease"));
     return { revision, ...(options.prevKv && previous ? { prevKv: toKeyValue(previous) } : {}) };
   }
 
@@ -152,7 +152,7 @@ export class EmbeddedStateStore implements StateStore {
 
   async txn(request: TxnRequest): Promise<TxnResult> {
     txnArguments(request);
-    const { result, revision } = this.write("txn", (m) => {
+    const { result, revision } = await this.write("txn", (m) => {
       const succeeded = m.compare(request.compare ?? []);
       const branch = succeeded ? "success" : "failure";
       const ops = (succeeded ? request.success : request.failure) ?? [];
@@ -260,8 +260,10 @@ export class EmbeddedStateStore implements StateStore {
     this.db.close();
   }
 
-  private deleteRange(key: string, prefix: boolean, options: DeleteOptions): DeleteResult {
-    const { result: rows, revision } = this.write(prefix ? "deletePrefix" : "delete", (m) => m.delete(key, prefix));
+  private async deleteRange(key: string, prefix: boolean, options: DeleteOptions): Promise<DeleteResult> {
+    const { result: rows, revision } = await this.write(prefix ? "deletePrefix" : "delete", (m) =>
+      m.delete(key, prefix),
+    );
     return {
       revision,
       deleted: rows.length,
@@ -294,12 +296,78 @@ export class EmbeddedStateStore implements StateStore {
     }
   }
 
-  /** Runs a write after expiring due leases (so a write never sees a lease that is past its TTL). */
-  private write<T>(op: string, apply: (m: Mutation) => T): Committed<T> {
+  /**
+   * Group commit: writes requested in the same turn of the event loop are applied in order inside ONE
+   * SQLite transaction (each in its own savepoint, with its own revision), so a burst of concurrent
+   * writes costs one fsync instead of one each. Each promise resolves only after that durable commit;
+   * a write whose own apply throws is rolled back to its savepoint and rejected alone. Due leases are
+   * expired first, so a write never sees a lease past its TTL.
+   */
+  private write<T>(op: string, apply: (m: Mutation) => T): Promise<Committed<T>> {
     this.ensureOpen();
-    this.expireDue();
-    return this.commit(op, apply);
+    return new Promise<Committed<T>>((resolve, reject) => {
+      this.pending.push({ op, apply, resolve: resolve as (c: Committed<unknown>) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
   }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending.splice(0);
+    if (batch.length === 0) return;
+    if (this.closed) {
+      for (const item of batch) item.reject(storeClosed());
+      return;
+    }
+    const outcomes: Array<{ mutation: Mutation; result: unknown; revision: Revision } | { error: unknown }> = [];
+    const run = this.db.transaction(() => {
+      this.expireDue();
+      let last = 0;
+      for (const item of batch) {
+        let mutation: Mutation | undefined;
+        const one = this.db.transaction(() => {
+          mutation = new Mutation(this.tables, (id) => this.isLive(id));
+          const result = item.apply(mutation);
+          return { result, revision: mutation.finish() };
+        });
+        try {
+          const { result, revision } = one();
+          outcomes.push({ mutation: mutation!, result, revision });
+          last = Math.max(last, revision);
+        } catch (error) {
+          outcomes.push({ error });
+        }
+      }
+      if (last > 0) this.compactHistory(last);
+    });
+    try {
+      run.immediate();
+    } catch (error) {
+      for (const item of batch) item.reject(storageError(error, `embedded state store ${item.op} failed`));
+      return;
+    }
+    outcomes.forEach((outcome, i) => {
+      const item = batch[i]!;
+      if ("error" in outcome) {
+        item.reject(storageError(outcome.error, `embedded state store ${item.op} failed`));
+        return;
+      }
+      const { mutation, result, revision } = outcome;
+      if (mutation.events.length > 0) this.hub.publish(revision, mutation.events, mutation.keys);
+      item.resolve({ result, revision });
+    });
+  }
+
+  private readonly pending: Array<{
+    op: string;
+    apply: (m: Mutation) => unknown;
+    resolve: (committed: Committed<unknown>) => void;
+    reject: (error: unknown) => void;
+  }> = [];
+  private flushScheduled = false;
 
   /**
    * Applies one mutation in one SQLite transaction, then (after the durable commit) publishes its events.
