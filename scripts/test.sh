@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib/packages.sh
 source scripts/lib/services.sh
+source scripts/lib/pulumi.sh
 
 persys_install_packages
 
@@ -23,10 +24,12 @@ echo "[test] generated code is up to date"
 npm run --silent gen:check
 echo "[test] lint"
 npm run --silent lint
+echo "[test] Pulumi CLI (built from Go modules once, cached by version)"
+persys_ensure_pulumi
 
 PERSYS_TEST_RUN_DIR=$(mktemp -d /tmp/persys-test.XXXXXX)
 export PERSYS_TEST_RUN_DIR
-trap 'persys_stop_services; rm -rf "$PERSYS_TEST_RUN_DIR"' EXIT
+trap 'persys_stop_services; persys_cleanup_pulumi; rm -rf "$PERSYS_TEST_RUN_DIR"' EXIT
 persys_start_etcd
 persys_start_redis
 
