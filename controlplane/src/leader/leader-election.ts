@@ -88,7 +88,8 @@ export class LeaderElection {
     const grant = await this.store.grantLease(this.options.ttlSeconds);
     const keepAlive = this.store.keepAlive(grant.id);
     const lost = keepAlive.ended.then((error) => `lease lost: ${error?.message ?? "keep-alive stopped"}`);
-    const stopped = abortPromise(this.abort.signal);
+    const stop = abortPromise(this.abort.signal);
+    const stopped = stop.promise;
     try {
       while (!this.abort.signal.aborted) {
         const value = encodeJson({ id: this.options.id, since: new Date().toISOString() } satisfies LeaderValue);
@@ -116,6 +117,7 @@ export class LeaderElection {
         if (reason.startsWith("lease lost")) return;
       }
     } finally {
+      stop.dispose();
       keepAlive.stop();
       await this.store.revokeLease(grant.id).catch(() => {});
     }
@@ -135,20 +137,25 @@ export class LeaderElection {
       },
       onError: (error: PersysError) => resolveChange(`watch failed: ${error.message}`),
     });
-    const stopped = abortPromise(this.abort.signal);
+    const stop = abortPromise(this.abort.signal);
     try {
-      return await Promise.race([changed, stopped]);
+      return await Promise.race([changed, stop.promise]);
     } finally {
+      stop.dispose();
       await watch.cancel();
     }
   }
 }
 
-function abortPromise(signal: AbortSignal): Promise<string> {
-  return new Promise((resolve) => {
+/** Resolves with "stopped" when the signal aborts; `dispose` removes its listener (no leak per wait). */
+function abortPromise(signal: AbortSignal): { promise: Promise<string>; dispose: () => void } {
+  let onAbort = () => {};
+  const promise = new Promise<string>((resolve) => {
+    onAbort = () => resolve("stopped");
     if (signal.aborted) resolve("stopped");
-    else signal.addEventListener("abort", () => resolve("stopped"), { once: true });
+    else signal.addEventListener("abort", onAbort, { once: true });
   });
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
