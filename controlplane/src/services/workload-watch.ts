@@ -110,6 +110,8 @@ export class WorkloadWatch {
         void id;
       }
       const known = new Set([...this.state.workloads.keys()]);
+      // Resume point already handed out: every change after it is still to be delivered.
+      let delivered = this.state.revision;
       while (!signal.aborted) {
         if (dirty.size === 0) await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
@@ -117,6 +119,10 @@ export class WorkloadWatch {
         await new Promise((r) => setTimeout(r, 25));
         const ids = [...dirty].sort();
         dirty.clear();
+        const batchRevision = this.state.revision;
+        // Every event of a coalesced batch but the last carries the revision before the batch, so a
+        // watcher resuming after any of them is replayed the rest (a repeat of the same view is harmless).
+        const pending: api.WatchWorkloadsResponse[] = [];
         for (const id of ids) {
           const w = view(id);
           if (w) {
@@ -125,19 +131,22 @@ export class WorkloadWatch {
               ? api.WatchEventType.WATCH_EVENT_TYPE_MODIFIED
               : api.WatchEventType.WATCH_EVENT_TYPE_ADDED;
             known.add(id);
-            yield { type, workload: w, storeRevision: this.state.revision };
+            pending.push({ type, workload: w, storeRevision: delivered });
           } else if (known.delete(id)) {
-            const t = this.tombstones.get(id);
-            const gone = t?.workload ?? api.Workload.fromPartial({ id });
+            const gone = this.tombstones.get(id)?.workload ?? api.Workload.fromPartial({ id });
             if (matches(gone)) {
-              yield {
+              pending.push({
                 type: api.WatchEventType.WATCH_EVENT_TYPE_DELETED,
                 workload: gone,
-                storeRevision: t?.revision ?? this.state.revision,
-              };
+                storeRevision: delivered,
+              });
             }
           }
         }
+        const last = pending.at(-1);
+        if (last) last.storeRevision = batchRevision;
+        for (const event of pending) yield event;
+        delivered = batchRevision;
       }
     } finally {
       unsubscribe();
