@@ -32,6 +32,7 @@ export PERSYS_TEST_RUN_DIR
 trap 'persys_stop_services; persys_cleanup_pulumi; rm -rf "$PERSYS_TEST_RUN_DIR"' EXIT
 persys_start_etcd
 persys_start_redis
+persys_start_docker
 
 mkdir -p test-results
 status=0

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Installs the Debian packages the tests need, once. Needs root (CI and fresh machines run as root).
+# Installs the Debian packages the tests (and scripts/up.sh) need, once. Needs root (CI and fresh machines run as root).
 
 # binary -> Debian package
 declare -A PERSYS_TEST_PACKAGES=(
@@ -15,12 +15,12 @@ persys_install_packages() {
   for bin in "${!PERSYS_TEST_PACKAGES[@]}"; do
     command -v "$bin" >/dev/null 2>&1 || missing+=("${PERSYS_TEST_PACKAGES[$bin]}")
   done
-  [ ${#missing[@]} -eq 0 ] && { echo "[test] packages present: ${PERSYS_TEST_PACKAGES[*]}"; return 0; }
+  [ ${#missing[@]} -eq 0 ] && { echo "[packages] packages present: ${PERSYS_TEST_PACKAGES[*]}"; return 0; }
   if [ "$(id -u)" -ne 0 ]; then
-    echo "[test] FAIL: missing packages ${missing[*]} and not root; run as root or install them" >&2
+    echo "[packages] FAIL: missing packages ${missing[*]} and not root; run as root or install them" >&2
     return 1
   fi
-  echo "[test] installing ${missing[*]}"
+  echo "[packages] installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q >/dev/null
   # policy-rc.d keeps the packages' own init scripts from starting daemons: we start ours on loopback.

@@ -5,6 +5,7 @@ import { configLeaves, PersysError } from "@persys/schema";
 import { Command } from "commander";
 import { loadServerConfig, serverConfigSchema } from "../config/server-config.js";
 import { PERSYS_VERSION } from "../server/control-plane.js";
+import { DOCKER_SOCKET, dockerAnswers, type LocalAgent, startLocalAgent } from "./local-agent.js";
 import { runServer } from "./run-server.js";
 
 const program = new Command("persys")
@@ -35,6 +36,18 @@ function stopOnSignals(close: () => Promise<void>): void {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
+interface UpOptions {
+  dataDir: string;
+  etcd?: string;
+  redis?: string;
+  grpc: string;
+  http: string;
+  nodeId?: string;
+  agentGrpc: string;
+  agentMetrics: string;
+  dockerSocket: string;
+}
+
 const server = program
   .command("server")
   .description("run a control-plane server (configured by file, PERSYS_* environment and flags)")
@@ -63,17 +76,23 @@ server.action(async (options: Record<string, string>) => {
 
 program
   .command("up")
-  .description("start a single-node cluster on loopback: control plane on embedded stores (or --etcd/--redis)")
+  .description(
+    "start a single-node cluster on loopback: control plane on embedded stores (or --etcd/--redis) and, when Docker answers, a node agent",
+  )
   .option("--data-dir <dir>", "where the embedded stores keep their data", join(homedir(), ".persys", "data"))
   .option("--etcd <urls>", "use etcd at these comma-separated endpoints instead of the embedded state store")
   .option("--redis <url>", "use Redis at this URL instead of the embedded event store")
   .option("--grpc <address>", "gRPC listen address", "127.0.0.1:7070")
   .option("--http <address>", "HTTP listen address", "127.0.0.1:7080")
+  .option("--node-id <id>", "name of the local node (default: the host name)")
+  .option("--agent-grpc <address>", "where the local agent serves AgentService", "127.0.0.1:7071")
+  .option("--agent-metrics <address>", "where the local agent serves /metrics and /healthz", "127.0.0.1:7072")
+  .option("--docker-socket <path>", "the Docker daemon the local agent uses", DOCKER_SOCKET)
   .addHelpText(
     "after",
     "\nExamples:\n  persys up\n  persys up --etcd http://127.0.0.1:2379 --redis redis://127.0.0.1:6379",
   )
-  .action(async (options: { dataDir: string; etcd?: string; redis?: string; grpc: string; http: string }) => {
+  .action(async (options: UpOptions) => {
     try {
       const config = loadServerConfig({
         env: process.env,
@@ -89,6 +108,34 @@ program
       });
       const running = await runServer(config);
       await running.controlPlane.whenLeader();
+      let agent: LocalAgent | undefined;
+      let node: string;
+      let stopping = false;
+      if (await dockerAnswers(options.dockerSocket)) {
+        agent = startLocalAgent({
+          controlPlane: running.grpcAddress,
+          dataDir: config.dataDir,
+          listen: options.agentGrpc,
+          metrics: options.agentMetrics,
+          dockerSocket: options.dockerSocket,
+          ...(options.nodeId ? { nodeId: options.nodeId } : {}),
+          onExit: (code, signal) => {
+            if (!stopping)
+              console.error(`persys: the local agent exited (${signal ?? `code ${code}`}); the node goes NotReady`);
+          },
+        });
+        node = `${agent.nodeId} (agent ${agent.endpoint}, Docker ${options.dockerSocket}, state in ${join(config.dataDir, "agent")})`;
+      } else {
+        node = "none";
+        console.error(
+          `persys: no Docker at ${options.dockerSocket}: the cluster has no node; start dockerd and run persys up again`,
+        );
+      }
+      const close = async () => {
+        stopping = true;
+        await agent?.stop();
+        await running.close();
+      };
       const stores = `${config.state.kind === "etcd" ? `etcd ${config.state.endpoints.join(",")}` : `embedded state in ${config.dataDir}`}, ${
         config.events.kind === "redis" ? `Redis ${config.events.url}` : "embedded events"
       }`;
@@ -98,14 +145,15 @@ program
           `  gRPC API:  ${running.grpcAddress}`,
           `  REST API:  ${running.httpUrl}/v1   (OpenAPI: ${running.httpUrl}/v1/openapi.json)`,
           `  stores:    ${stores}`,
+          `  node:      ${node}`,
           "",
           "Try:",
           `  curl -s ${running.httpUrl}/v1/cluster/summary`,
           "",
-          "Ctrl-C stops it.",
+          "Ctrl-C stops it (containers keep running; the next persys up adopts them).",
         ].join("\n"),
       );
-      stopOnSignals(running.close);
+      stopOnSignals(close);
     } catch (error) {
       fail(error);
     }

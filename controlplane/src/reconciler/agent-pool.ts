@@ -1,5 +1,5 @@
 import { type ChannelCredentials, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { agent, PersysError } from "@persys/schema";
+import { agent, api, PersysError } from "@persys/schema";
 
 /** gRPC metadata header naming the node a call is for (lets one endpoint serve many simulated nodes). */
 export const NODE_ID_HEADER = "persys-node-id";
@@ -24,6 +24,7 @@ type Unary<Req, Res> = (
  */
 export class AgentPool {
   private readonly clients = new Map<string, agent.AgentServiceClient>();
+  private readonly logClients = new Map<string, api.NodeLogServiceClient>();
   private readonly timeoutMs: number;
   private readonly creds: ChannelCredentials;
 
@@ -84,10 +85,45 @@ export class AgentPool {
     return this.call(endpoint, nodeId, (c) => c.listWorkloads, { type: agent.WorkloadType.WORKLOAD_TYPE_UNSPECIFIED });
   }
 
+  /**
+   * Streams one replica's log lines from the node's `persys.api.v1.NodeLogService` (batches are
+   * flattened, each line keeps the replica index and node id the agent set). Ends when the agent ends
+   * the stream; aborting `signal` cancels the call. Errors are PersysErrors like the unary calls'
+   * (a Go agent, which has no log service, answers UNIMPLEMENTED: RUNTIME_ERROR).
+   */
+  async *logs(
+    endpoint: string,
+    nodeId: string,
+    request: api.StreamReplicaLogsRequest,
+    signal: AbortSignal,
+  ): AsyncIterable<api.StreamWorkloadLogsResponse> {
+    let client = this.logClients.get(endpoint);
+    if (!client) {
+      client = new api.NodeLogServiceClient(endpoint, this.creds, { "grpc.keepalive_time_ms": 30_000 });
+      this.logClients.set(endpoint, client);
+    }
+    const metadata = new Metadata();
+    metadata.set(NODE_ID_HEADER, nodeId);
+    const call = client.streamReplicaLogs(request, metadata);
+    const cancel = () => call.cancel();
+    signal.addEventListener("abort", cancel, { once: true });
+    try {
+      for await (const message of call as AsyncIterable<api.StreamReplicaLogsResponse>) yield* message.lines;
+    } catch (error) {
+      if (signal.aborted) return;
+      throw toPersysError(error as ServiceError, nodeId);
+    } finally {
+      signal.removeEventListener("abort", cancel);
+      call.cancel();
+    }
+  }
+
   /** Closes every channel. */
   close(): void {
     for (const client of this.clients.values()) client.close();
+    for (const client of this.logClients.values()) client.close();
     this.clients.clear();
+    this.logClients.clear();
   }
 
   get size(): number {

@@ -20,6 +20,7 @@ import { Reconciler } from "../reconciler/reconciler.js";
 import { SchedulingView } from "../scheduling/scheduling-view.js";
 import { ControlPlaneApi } from "../services/control-plane-api.js";
 import { EventService } from "../services/event-service.js";
+import { replicaLogs } from "../services/replica-logs.js";
 import { WorkloadWatch } from "../services/workload-watch.js";
 import { openStateStore } from "../state/open-state-store.js";
 import type { StateStore } from "../state/state-store.js";
@@ -140,6 +141,7 @@ export class ControlPlane {
       nodes,
       events: new EventService(eventStore),
       watch: new WorkloadWatch(state),
+      logs: replicaLogs({ state, pool }),
       leaderId: () => state.leaderId,
       version: PERSYS_VERSION,
     });

@@ -15,5 +15,6 @@ export * from "./persys/api/v1/cluster_service.js";
 export * from "./persys/api/v1/event.js";
 export * from "./persys/api/v1/event_service.js";
 export * from "./persys/api/v1/node.js";
-export * from "./persys/api/v1/node_service.js";
 export * from "./persys/api/v1/workload_service.js";
+export * from "./persys/api/v1/node_logs.js";
+export * from "./persys/api/v1/node_service.js";

@@ -1,0 +1,335 @@
+import { agent, type control, PersysError } from "@persys/schema";
+import type Docker from "dockerode";
+import type { Logger } from "pino";
+import type { AgentMetrics, ReplicaSample } from "../metrics/agent-metrics.js";
+import type { LogRotation } from "../runtimes/docker/container-options.js";
+import type { ObservedReason } from "../runtimes/docker/container-state.js";
+import type { ContainerEvent } from "../runtimes/docker/docker-events.js";
+import type { DockerRuntime } from "../runtimes/docker/docker-runtime.js";
+import type { ReplicaStore } from "../state/replica-store.js";
+import type { ActionLog } from "./action-log.js";
+import { type DesiredReplica, desiredReplicaFromRequest } from "./desired-replica.js";
+import { ReplicaConverger } from "./replica-converger.js";
+import { ReplicaEntry } from "./replica-entry.js";
+import { agentWorkloadStatus, goUsage, goWorkloadStatus, type ReplicaIdentity, replicaReport } from "./replica-wire.js";
+
+export interface ReplicaManagerOptions {
+  readonly nodeId: string;
+  readonly runtime: DockerRuntime;
+  readonly store: ReplicaStore;
+  readonly actions: ActionLog;
+  readonly logger: Logger;
+  /** Host address reported for ports published on every address. */
+  readonly nodeAddress: string;
+  /** Undefined while the runtime is ready; else why not (applies are refused with it). */
+  readonly runtimeNotReady: () => ObservedReason | undefined;
+  /** A replica's reported state changed: report soon. */
+  readonly onChange: () => void;
+  /** A runtime call found Docker unreachable: probe it now. */
+  readonly onRuntimeError: () => void;
+  readonly metrics?: AgentMetrics | undefined;
+  readonly logs?: LogRotation | undefined;
+  readonly clock?: () => number;
+}
+
+const key = (workloadId: string, index: number) => `${workloadId}#${index}`;
+
+function meets(state: string, desired: DesiredReplica["desired"]): boolean {
+  return desired === "running" ? state === "RUNNING" : desired === "stopped" ? state === "STOPPED" : false;
+}
+
+/**
+ * The replicas of this node: desired state durably in the store, observed state from Docker.
+ * Apply validates the request and records the desired replica before answering; the runtime work
+ * then runs on the replica's own queue and its outcome is reported through heartbeats (`onChange`
+ * asks for one at every change). Idempotent by revision: the same revision and state is a no-op, a
+ * desired-state change only starts or stops, a new revision (or re-applying a failed replica)
+ * recreates the container. On start it adopts the containers already running for stored replicas.
+ */
+export class ReplicaManager {
+  private readonly entries = new Map<string, ReplicaEntry>();
+  private readonly byReplica = new Map<string, string>();
+  private readonly converger: ReplicaConverger;
+  private readonly clock: () => number;
+
+  constructor(private readonly o: ReplicaManagerOptions) {
+    this.clock = o.clock ?? Date.now;
+    this.converger = new ReplicaConverger({
+      nodeId: o.nodeId,
+      runtime: o.runtime,
+      store: o.store,
+      actions: o.actions,
+      logger: o.logger,
+      metrics: o.metrics,
+      logs: o.logs,
+      onChange: () => o.onChange(),
+      onGone: (e) => this.forget(e),
+      onRuntimeError: o.onRuntimeError,
+      clock: this.clock,
+    });
+  }
+
+  /** Loads the stored replicas and adopts their containers (no recreate at the same revision). */
+  start(): void {
+    for (const stored of this.o.store.all()) {
+      const e = new ReplicaEntry(stored.replica, new Date(this.clock()), stored.agentRestarts);
+      if (stored.replica.desired === "deleted") e.observed.state = "DELETING";
+      this.track(e);
+    }
+    this.resync();
+  }
+
+  /** Re-reads every replica from Docker and converges it in adopt mode (after a reconnect). */
+  resync(): void {
+    for (const e of this.entries.values()) {
+      if (e.busy && e.desired.desired !== "deleted") continue;
+      void e.enqueue(
+        () => this.converger.converge(e, "adopt"),
+        (error) => this.onError(e, error),
+      );
+    }
+  }
+
+  private track(e: ReplicaEntry): void {
+    this.entries.set(e.desired.id, e);
+    this.byReplica.set(key(e.desired.workloadId, e.desired.index), e.desired.id);
+  }
+
+  private forget(e: ReplicaEntry): void {
+    if (this.entries.get(e.desired.id) !== e) return;
+    this.entries.delete(e.desired.id);
+    this.byReplica.delete(key(e.desired.workloadId, e.desired.index));
+    this.o.onChange();
+  }
+
+  private onError(e: ReplicaEntry, error: unknown): void {
+    this.o.logger.error({ replica: e.desired.id, err: String(error) }, "replica work failed unexpectedly");
+  }
+
+  /** ApplyWorkload: validate, record durably, start the runtime work, answer with the current status. */
+  apply(request: agent.ApplyWorkloadRequest): agent.ApplyWorkloadResponse {
+    let d: DesiredReplica;
+    try {
+      d = desiredReplicaFromRequest(request);
+    } catch (error) {
+      return this.rejected(request, error, "invalid request");
+    }
+    const notReady = this.o.runtimeNotReady();
+    if (notReady) {
+      this.o.onRuntimeError();
+      return this.rejected(request, new PersysError("RUNTIME_UNAVAILABLE", notReady.message), "runtime unavailable");
+    }
+    const existing = this.entries.get(d.id);
+    if (existing && existing.desired.desired !== "deleted" && existing.desired.revision === d.revision) {
+      const same = existing.desired.desired === d.desired;
+      const converging =
+        existing.busy && (existing.observed.state === "STARTING" || existing.observed.state === "STOPPING");
+      if (same && !existing.recreate && (meets(existing.observed.state, d.desired) || converging)) {
+        if (existing.desired.generation !== d.generation) this.persist(existing, d);
+        this.o.metrics?.applies.inc({ result: "skipped" });
+        return {
+          applied: true,
+          skipped: meets(existing.observed.state, d.desired),
+          message: `revision ${d.revision} is already ${converging ? "being applied" : d.desired}`,
+          status: this.statusOf(existing),
+        };
+      }
+      if (existing.observed.state === "FAILED") existing.recreate = true;
+    }
+    // A replica being deleted keeps its entry: the new converge queues behind the teardown.
+    const entry = existing ?? new ReplicaEntry(d, new Date(this.clock()));
+    try {
+      this.persist(entry, d);
+    } catch (error) {
+      return this.rejected(request, error, "cannot record the replica");
+    }
+    if (!existing) {
+      entry.fresh = true;
+      this.track(entry);
+    }
+    entry.appliedAt = this.clock();
+    entry.cancelRestart();
+    if (entry.observed.observedRevision !== d.revision) entry.observed.observedRevision = d.revision;
+    this.converger.set(entry, d.desired === "stopped" ? "STOPPING" : "STARTING");
+    this.o.metrics?.applies.inc({ result: "applied" });
+    void entry.enqueue(
+      () => this.converger.converge(entry, "apply"),
+      (error) => this.onError(entry, error),
+    );
+    return {
+      applied: true,
+      skipped: false,
+      message: `applying revision ${d.revision} (${d.desired})`,
+      status: this.statusOf(entry),
+    };
+  }
+
+  private persist(entry: ReplicaEntry, d: DesiredReplica): void {
+    this.o.store.put(d, this.clock());
+    entry.desired = d;
+  }
+
+  private rejected(request: agent.ApplyWorkloadRequest, error: unknown, what: string): agent.ApplyWorkloadResponse {
+    const e = error instanceof PersysError ? error : new PersysError("INTERNAL", String(error));
+    this.o.metrics?.applies.inc({ result: "rejected" });
+    const now = new Date(this.clock());
+    const d: ReplicaIdentity = {
+      id: request.id,
+      workloadId: request.persys?.workload?.id ?? request.id,
+      index: request.persys?.replicaIndex ?? 0,
+      generation: request.persys?.generation ?? 0,
+      revision: request.persys?.revision || request.revisionId,
+      desired: request.desiredState === agent.DesiredState.DESIRED_STATE_STOPPED ? "stopped" : "running",
+    };
+    const observed = {
+      state: "FAILED" as const,
+      reason: { code: e.code, message: e.message, retryable: e.retryable },
+      observedRevision: d.revision,
+      restartCount: 0,
+      lastTransitionAt: now,
+      ports: [],
+      cpuMillicores: 0,
+      memoryBytes: 0,
+      createdAt: now,
+    };
+    return {
+      applied: false,
+      skipped: false,
+      message: `${what}: ${e.message}`,
+      status: agentWorkloadStatus(d, observed, this.o.nodeAddress),
+    };
+  }
+
+  /** DeleteWorkload: marks the replica (or every replica of a Go workload id) deleted; removal is async. */
+  delete(id: string): agent.DeleteWorkloadResponse {
+    const targets = this.entries.has(id)
+      ? [this.entries.get(id)!]
+      : [...this.entries.values()].filter((e) => e.desired.workloadId === id);
+    if (targets.length === 0) return { success: true, message: `${id} is not on this node` };
+    for (const e of targets) {
+      if (e.desired.desired === "deleted") continue;
+      const d: DesiredReplica = { ...e.desired, desired: "deleted" };
+      try {
+        this.persist(e, d);
+      } catch (error) {
+        return { success: false, message: `cannot record the deletion: ${(error as Error).message}` };
+      }
+      e.cancelRestart();
+      this.converger.set(e, "DELETING");
+      void e.enqueue(
+        () => this.converger.teardown(e),
+        (error) => this.onError(e, error),
+      );
+    }
+    return { success: true, message: `deleting ${targets.map((e) => e.desired.id).join(", ")}` };
+  }
+
+  /** A container event from Docker: re-read the replica's container (and restart it by policy). */
+  onEvent(event: ContainerEvent): void {
+    const workload = event.attributes["persys.workload"];
+    const index = Number(event.attributes["persys.replica"]);
+    if (workload === undefined || !Number.isInteger(index)) return;
+    const id = this.byReplica.get(key(workload, index));
+    const e = id ? this.entries.get(id) : undefined;
+    if (!e || e.desired.desired === "deleted") return;
+    if (e.observed.containerId && e.observed.containerId !== event.id) return;
+    void e.enqueue(
+      () => this.converger.onContainerEvent(e, event.action),
+      (error) => this.onError(e, error),
+    );
+  }
+
+  /** The agent WorkloadStatus of a replica by id (or the lowest replica of a workload id). */
+  status(id: string): agent.WorkloadStatus | undefined {
+    const e =
+      this.entries.get(id) ??
+      [...this.entries.values()]
+        .filter((x) => x.desired.workloadId === id)
+        .sort((a, b) => a.desired.index - b.desired.index)[0];
+    return e ? this.statusOf(e) : undefined;
+  }
+
+  list(): agent.WorkloadStatus[] {
+    return [...this.entries.values()].map((e) => this.statusOf(e));
+  }
+
+  private statusOf(e: ReplicaEntry): agent.WorkloadStatus {
+    return agentWorkloadStatus(e.desired, e.observed, this.o.nodeAddress);
+  }
+
+  /** What a heartbeat carries about replicas (Go statuses and usage, Persys reports). */
+  heartbeat(): {
+    statuses: control.WorkloadStatus[];
+    usage: control.WorkloadUsageSnapshot[];
+    reports: ReturnType<typeof replicaReport>[];
+  } {
+    const all = [...this.entries.values()];
+    return {
+      statuses: all.map((e) => goWorkloadStatus(e.desired, e.observed)),
+      usage: all.filter((e) => e.observed.state === "RUNNING").map((e) => goUsage(e.desired, e.observed)),
+      reports: all.map((e) => replicaReport(e.desired, e.observed, this.o.nodeAddress)),
+    };
+  }
+
+  /** Reservations of replicas that hold resources (not stopped or failed). */
+  allocated(): { cpuMillicores: number; memoryMib: number; diskGib: number } {
+    const total = { cpuMillicores: 0, memoryMib: 0, diskGib: 0 };
+    for (const e of this.entries.values()) {
+      if (e.desired.desired !== "running" || e.observed.state === "FAILED") continue;
+      total.cpuMillicores += e.desired.resources.cpuMillicores;
+      total.memoryMib += e.desired.resources.memoryMib;
+      total.diskGib += e.desired.resources.diskGib;
+    }
+    return total;
+  }
+
+  /** Running replicas with their container ids (for the usage sampler). */
+  running(): { entry: ReplicaEntry; containerId: string }[] {
+    return [...this.entries.values()]
+      .filter((e) => e.observed.state === "RUNNING" && e.observed.containerId)
+      .map((entry) => ({ entry, containerId: entry.observed.containerId! }));
+  }
+
+  /** The container id of a replica by its request id (log streaming). */
+  containerOf(id: string): string | undefined {
+    return this.entries.get(id)?.observed.containerId;
+  }
+
+  /** Whether a Persys-labelled container of this node belongs to a desired replica. */
+  owns(container: Docker.ContainerInfo): boolean {
+    const workload = container.Labels["persys.workload"];
+    const index = Number(container.Labels["persys.replica"]);
+    if (workload === undefined || !Number.isInteger(index)) return false;
+    const id = this.byReplica.get(key(workload, index));
+    const e = id ? this.entries.get(id) : undefined;
+    if (!e) return false;
+    return e.busy || !e.observed.containerId || e.observed.containerId === container.Id;
+  }
+
+  /** Per-replica numbers for the metrics. */
+  samples(): ReplicaSample[] {
+    return [...this.entries.values()].map((e) => ({
+      workload: e.desired.workloadId,
+      replica: String(e.desired.index),
+      state: e.observed.state,
+      cpuMillicores: e.observed.state === "RUNNING" ? e.observed.cpuMillicores : 0,
+      memoryBytes: e.observed.state === "RUNNING" ? e.observed.memoryBytes : 0,
+      restarts: e.observed.restartCount,
+    }));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Resolves when no replica has runtime work queued (tests). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => e.idle()));
+  }
+
+  /** Cancels timers and waits for runtime work in flight. */
+  async close(): Promise<void> {
+    for (const e of this.entries.values()) e.cancelRestart();
+    await this.idle();
+  }
+}

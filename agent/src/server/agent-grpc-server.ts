@@ -1,0 +1,44 @@
+import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { agent, api } from "@persys/schema";
+
+/** A started gRPC server and the port it is bound to. */
+export interface AgentGrpcServer {
+  readonly port: number;
+  /** Stops accepting calls; calls in flight get `graceMs` to finish before they are cancelled. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Serves `persys.agent.v1.AgentService` and `persys.api.v1.NodeLogService` on one gRPC server at
+ * `address` (`host:port`; port 0 picks a free one). Rejects when the address cannot be bound.
+ */
+export async function startAgentGrpcServer(options: {
+  readonly address: string;
+  readonly agentService: agent.AgentServiceServer;
+  readonly nodeLogService: api.NodeLogServiceServer;
+  readonly credentials?: ServerCredentials;
+}): Promise<AgentGrpcServer> {
+  const server = new Server({ "grpc.keepalive_permit_without_calls": 1 });
+  server.addService(agent.AgentServiceService, options.agentService);
+  server.addService(api.NodeLogServiceService, options.nodeLogService);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(options.address, options.credentials ?? ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  return {
+    port,
+    close: (graceMs = 2_000) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,88 @@
+import type { handleServerStreamingCall, ServerWritableStream } from "@grpc/grpc-js";
+import { api, PersysError, toGrpcStatus } from "@persys/schema";
+import { classifyDockerError, isNotFound } from "../runtimes/docker/docker-errors.js";
+import type { DockerRuntime } from "../runtimes/docker/docker-runtime.js";
+import { LogDemuxer, type LogLine } from "../runtimes/docker/log-lines.js";
+import { checkNode } from "./agent-service.js";
+
+export interface NodeLogServiceParts {
+  readonly nodeId: string;
+  readonly runtime: DockerRuntime;
+  /** The replica's container id and index by its name, or undefined when it is not on this node. */
+  readonly lookup: (replicaName: string) => { containerId: string; index: number } | undefined;
+}
+
+/** Lines per message at most (a long tail arrives in several batches). */
+const BATCH = 500;
+
+type Call = ServerWritableStream<api.StreamReplicaLogsRequest, api.StreamReplicaLogsResponse>;
+
+function toMessage(line: LogLine, index: number, nodeId: string): api.StreamWorkloadLogsResponse {
+  return {
+    replicaIndex: index,
+    stream: line.stream === "stderr" ? api.LogStream.LOG_STREAM_STDERR : api.LogStream.LOG_STREAM_STDOUT,
+    line: line.line,
+    time: line.time,
+    service: "",
+    nodeId,
+  };
+}
+
+/**
+ * `persys.api.v1.NodeLogService`: one replica's container output from Docker (`follow`, `tail`,
+ * `since`), demultiplexed into stdout/stderr lines with Docker's timestamps and sent in batches,
+ * with backpressure (Docker's stream pauses while the caller is slow). A cancelled call stops the
+ * Docker stream. NOT_FOUND when the node has no replica of that name.
+ */
+export function nodeLogServiceImplementation(p: NodeLogServiceParts): api.NodeLogServiceServer {
+  const stream: handleServerStreamingCall<api.StreamReplicaLogsRequest, api.StreamReplicaLogsResponse> = (call) => {
+    void serve(p, call).catch((error: unknown) => {
+      const e =
+        error instanceof PersysError ? error : classifyDockerError(error, "other", { socket: p.runtime.socket });
+      if (!call.cancelled) call.emit("error", toGrpcStatus(e));
+    });
+  };
+  return { streamReplicaLogs: stream };
+}
+
+async function serve(p: NodeLogServiceParts, call: Call): Promise<void> {
+  checkNode(call.metadata, p.nodeId);
+  const req = call.request;
+  const target = p.lookup(req.replicaName);
+  if (!target) throw new PersysError("NOT_FOUND", `replica ${req.replicaName} is not on node ${p.nodeId}`);
+  const abort = new AbortController();
+  call.on("cancelled", () => abort.abort());
+  const since = req.since?.getTime();
+  let docker: Awaited<ReturnType<DockerRuntime["logs"]>>;
+  try {
+    docker = await p.runtime.logs(target.containerId, {
+      follow: req.follow,
+      ...(req.tailLines !== undefined ? { tail: Math.max(0, req.tailLines) } : {}),
+      ...(since !== undefined ? { sinceSeconds: Math.floor(since / 1000) } : {}),
+      signal: abort.signal,
+    });
+  } catch (error) {
+    if (isNotFound(error)) throw new PersysError("NOT_FOUND", `replica ${req.replicaName} has no container yet`);
+    throw error;
+  }
+  const demux = new LogDemuxer();
+  const send = (lines: LogLine[]) => {
+    const kept = since === undefined ? lines : lines.filter((l) => !l.time || l.time.getTime() >= since);
+    for (let i = 0; i < kept.length; i += BATCH) {
+      const batch = kept.slice(i, i + BATCH).map((l) => toMessage(l, target.index, p.nodeId));
+      if (!call.write({ lines: batch })) {
+        docker.pause();
+        call.once("drain", () => docker.resume());
+      }
+    }
+  };
+  await new Promise<void>((resolve, reject) => {
+    docker.on("data", (chunk: Buffer) => send(demux.push(chunk)));
+    docker.on("end", () => resolve());
+    docker.on("close", () => resolve());
+    docker.on("error", (error) => (abort.signal.aborted ? resolve() : reject(error)));
+  });
+  if (call.cancelled) return;
+  send(demux.end());
+  call.end();
+}

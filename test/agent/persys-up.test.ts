@@ -1,0 +1,161 @@
+/**
+ * `persys up` as a person runs it: with Docker it starts the local agent (a child process, its state
+ * under the data dir) and a container applied through the REST API runs; Ctrl-C stops both and the
+ * container keeps running. Without Docker it says so and runs with no node.
+ * Needs the agent built (agent/dist), as scripts/test.sh does before the suites.
+ */
+import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runDir } from "../support/services.js";
+import { until } from "./support/agent-harness.js";
+import {
+  cleanupDocker,
+  freePort,
+  httpText,
+  requireDocker,
+  testId,
+  WEB_IMAGE,
+  workloadContainers,
+} from "./support/docker-fixtures.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const children: ChildProcess[] = [];
+const nodes: string[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await cleanupDocker(nodes.splice(0));
+});
+
+async function up(args: string[]): Promise<{ child: ChildProcess; output: () => string }> {
+  if (!existsSync(join(root, "agent/dist/cli/persys-agent.js"))) {
+    throw new Error("agent/dist/cli/persys-agent.js is missing: run npm run build first (scripts/test.sh does)");
+  }
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=development", join(root, "controlplane/src/cli/persys.ts"), "up", ...args],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  await until("persys up printed its banner", () => output.includes("Persys single-node cluster is up"), 60_000).catch(
+    (error) => {
+      throw new Error(`${(error as Error).message}\n${output}`);
+    },
+  );
+  return { child, output: () => output };
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
+  );
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("persys up", () => {
+  it("starts the local agent when Docker answers; a container runs; Ctrl-C stops both, the container stays", async () => {
+    await requireDocker();
+    const id = testId();
+    const nodeId = `up-${id}`;
+    nodes.push(nodeId);
+    const [grpc, http, agentGrpc, agentMetrics] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const dataDir = mkdtempSync(join(runDir(), "up-"));
+    const { child, output } = await up([
+      "--data-dir",
+      dataDir,
+      "--grpc",
+      `127.0.0.1:${grpc}`,
+      "--http",
+      `127.0.0.1:${http}`,
+      "--node-id",
+      nodeId,
+      "--agent-grpc",
+      `127.0.0.1:${agentGrpc}`,
+      "--agent-metrics",
+      `127.0.0.1:${agentMetrics}`,
+    ]);
+    expect(output()).toContain(
+      `node:      ${nodeId} (agent 127.0.0.1:${agentGrpc}, Docker /var/run/docker.sock, state in ${join(dataDir, "agent")})`,
+    );
+    const api = `http://127.0.0.1:${http}`;
+    const rest = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(`${api}${path}`, {
+        method,
+        ...(body ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } } : {}),
+      });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    await until(
+      "the local node is ready",
+      async () => (await rest("GET", `/v1/nodes/${nodeId}`)).body?.node?.state === "NODE_STATE_READY",
+      30_000,
+    );
+    const port = await freePort();
+    const wid = `upweb-${id}`;
+    expect(
+      (
+        await rest("PUT", `/v1/workloads/${wid}`, {
+          kind: "WORKLOAD_KIND_CONTAINER",
+          container: { image: WEB_IMAGE, ports: [{ containerPort: 8080, hostPort: port }], stopTimeoutSeconds: 1 },
+        })
+      ).status,
+    ).toBe(201);
+    await until(
+      "running",
+      async () => (await rest("GET", `/v1/workloads/${wid}`)).body.workload.status.state === "WORKLOAD_STATE_RUNNING",
+      30_000,
+    );
+    expect(await until("answers", () => httpText(`http://127.0.0.1:${port}/`))).toBe("persys web ok\n");
+    expect(existsSync(join(dataDir, "agent", "agent.db"))).toBe(true);
+    const health = await (await fetch(`http://127.0.0.1:${agentMetrics}/healthz`)).json();
+    expect(health).toMatchObject({ status: "healthy", node: nodeId, registered: true, runtimeReady: true });
+
+    // The agent is persys up's child: find it by its node id.
+    const agentPid = Number(execSync(`pgrep -f -- "--node-id ${nodeId}"`, { encoding: "utf8" }).trim().split("\n")[0]);
+    expect(alive(agentPid)).toBe(true);
+    child.kill("SIGINT");
+    expect(await exited(child)).toBe(0);
+    await until("the agent stopped with it", () => !alive(agentPid), 10_000);
+    const [c] = await workloadContainers(nodeId, wid);
+    expect(c?.State).toBe("running");
+  });
+
+  it("says clearly that the cluster has no node when Docker does not answer", async () => {
+    const [grpc, http] = [await freePort(), await freePort()];
+    const socket = `/tmp/persys-no-docker-${testId()}.sock`;
+    const { child, output } = await up([
+      "--data-dir",
+      mkdtempSync(join(runDir(), "up-")),
+      "--grpc",
+      `127.0.0.1:${grpc}`,
+      "--http",
+      `127.0.0.1:${http}`,
+      "--docker-socket",
+      socket,
+    ]);
+    expect(output()).toContain(
+      `persys: no Docker at ${socket}: the cluster has no node; start dockerd and run persys up again`,
+    );
+    expect(output()).toContain("node:      none");
+    const nodes = (await (await fetch(`http://127.0.0.1:${http}/v1/nodes`)).json()) as any;
+    expect(nodes.nodes ?? []).toEqual([]);
+    child.kill("SIGINT");
+    expect(await exited(child)).toBe(0);
+  });
+});
