@@ -82,7 +82,22 @@ async function main() {
       }
     },
   });
-  const startRevision = await observer.currentRevision();
+  // Writes under this run's prefix only (the etcd revision is global: other clients would count).
+  const revisionsSeen = new Set<number>();
+  let keysByKind: Record<string, number> = {};
+  const everything = await observer.watch("", {
+    onEvents: (batch) => {
+      for (const e of batch.events) {
+        revisionsSeen.add(e.revision);
+        const kind = e.key.split("/")[0]!;
+        keysByKind[kind] = (keysByKind[kind] ?? 0) + 1;
+      }
+    },
+  });
+  const writesSoFar = async () => {
+    await new Promise((r) => setTimeout(r, 500)); // the watch trails the store slightly
+    return { count: revisionsSeen.size };
+  };
 
   const client = new api.WorkloadServiceClient(server.grpcAddress, credentials.createInsecure());
   const apply = (w: api.Workload) =>
@@ -117,13 +132,17 @@ async function main() {
   const lastPlaced = Math.max(...placedAt.values());
   const placeSeconds = (lastPlaced - t0) / 1000;
   const latencies = [...placedAt].map(([id, at]) => at - (submittedAt.get(id) ?? at)).sort((a, b) => a - b);
-  const afterPlacement = await observer.currentRevision();
+  const afterPlacement = (await writesSoFar()).count;
 
-  // Steady state: every node keeps heartbeating, nothing changes.
+  // Steady state: every node keeps heartbeating, nothing changes. Replicas report RUNNING with their
+  // next heartbeat after placement, so the idle window starts once one more heartbeat round is in.
   await server.controlPlane.settled();
-  const idleStart = await observer.currentRevision();
+  await new Promise((r) => setTimeout(r, Number(flags["heartbeat-ms"]) * 1.5));
+  await server.controlPlane.settled();
+  const idleStart = (await writesSoFar()).count;
+  keysByKind = {};
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
-  const idleWrites = (await observer.currentRevision()) - idleStart;
+  const idleWrites = (await writesSoFar()).count - idleStart;
 
   const stats = fleet.stats();
   console.log(
@@ -136,14 +155,16 @@ async function main() {
       placedPerSecond: Math.round(placedAt.size / placeSeconds),
       submitToAssignmentP50Ms: Math.round(percentile(latencies, 50)),
       submitToAssignmentP99Ms: Math.round(percentile(latencies, 99)),
-      etcdWritesPerPlacement: Number(((afterPlacement - startRevision) / Math.max(1, placedAt.size)).toFixed(2)),
+      etcdWritesPerPlacement: Number((afterPlacement / Math.max(1, placedAt.size)).toFixed(2)),
       idleSeconds,
       idleEtcdWritesPerMinute: Math.round((idleWrites / idleSeconds) * 60),
+      idleKeysWrittenByKind: keysByKind,
       heartbeatsDuringRun: stats.heartbeats,
       rssMiB: Math.round(process.memoryUsage().rss / 1024 / 1024),
     }),
   );
   await watch.cancel();
+  await everything.cancel();
   await observer.close();
   client.close();
   await fleet.close();

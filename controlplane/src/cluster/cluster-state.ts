@@ -33,6 +33,9 @@ export interface StateChange {
 type Listener = (change: StateChange) => void;
 
 const replicaKey = (workloadId: string, index: number) => `${workloadId}/${index}`;
+const EMPTY: ReadonlySet<number> = new Set();
+type ReplicaMap = Map<string, Versioned<unknown>>;
+const perReplica = (kind: ParsedKey["kind"]) => kind === "assignment" || kind === "pending" || kind === "status";
 
 /**
  * An in-memory copy of the control plane's records, loaded with one range read and kept current by
@@ -52,6 +55,8 @@ export class ClusterState {
   readonly leader = new Map<string, Versioned<{ id: string; since: string }>>();
   /** Assignment keys (`workload/index`) per node. */
   private readonly byNode = new Map<string, Set<string>>();
+  /** Replica indexes per workload, for each per-replica map: keeps per-workload reads O(replicas). */
+  private readonly byWorkload = new Map<ReplicaMap, Map<string, Set<number>>>();
   private readonly listeners = new Set<Listener>();
   private readonly waiters: Array<{ revision: Revision; resolve: () => void }> = [];
   private watch: Watch | undefined;
@@ -130,7 +135,10 @@ export class ClusterState {
   /** Assignments of a workload, by index. */
   assignmentsOf(workloadId: string): Versioned<AssignmentRecord>[] {
     const out: Versioned<AssignmentRecord>[] = [];
-    for (const [key, value] of this.assignments) if (key.startsWith(`${workloadId}/`)) out.push(value);
+    for (const index of this.indexesIn(this.assignments, workloadId)) {
+      const value = this.assignments.get(replicaKey(workloadId, index));
+      if (value) out.push(value);
+    }
     return out.sort((a, b) => a.value.index - b.value.index);
   }
 
@@ -138,10 +146,28 @@ export class ClusterState {
   replicaIndexes(workloadId: string): number[] {
     const indexes = new Set<number>();
     for (const map of [this.assignments, this.pending, this.statuses]) {
-      for (const key of map.keys()) if (key.startsWith(`${workloadId}/`)) indexes.add(Number(key.split("/")[1]));
+      for (const index of this.indexesIn(map, workloadId)) indexes.add(index);
     }
     return [...indexes].sort((a, b) => a - b);
   }
+
+  private indexesIn(map: ReplicaMap, workloadId: string): ReadonlySet<number> {
+    return this.byWorkload.get(map)?.get(workloadId) ?? EMPTY;
+  }
+
+  private indexReplica(map: ReplicaMap, workloadId: string, index: number, present: boolean): void {
+    const perWorkload = this.byWorkload.get(map) ?? new Map<string, Set<number>>();
+    this.byWorkload.set(map, perWorkload);
+    const indexes = perWorkload.get(workloadId);
+    if (present) {
+      if (indexes) indexes.add(index);
+      else perWorkload.set(workloadId, new Set([index]));
+    } else if (indexes) {
+      indexes.delete(index);
+      if (indexes.size === 0) perWorkload.delete(workloadId);
+    }
+  }
+
 
   /** Assignments on a node. */
   assignmentsOn(nodeId: string): Versioned<AssignmentRecord>[] {
@@ -203,6 +229,7 @@ export class ClusterState {
     target.map.set(target.id, { value, modRevision: kv.modRevision, createRevision: kv.createRevision });
     if (parsed.kind === "assignment")
       this.indexAssignment(target.id, previous as AssignmentRecord, value as AssignmentRecord);
+    if (perReplica(parsed.kind)) this.indexReplica(target.map, parsed.workloadId!, parsed.index!, true);
     if (notify) this.emit({ key: parsed, type: "put", revision: kv.modRevision, previous, current: value });
   }
 
@@ -214,6 +241,7 @@ export class ClusterState {
     const previous = target.map.get(target.id)?.value;
     target.map.delete(target.id);
     if (parsed.kind === "assignment") this.indexAssignment(target.id, previous as AssignmentRecord, undefined);
+    if (perReplica(parsed.kind)) this.indexReplica(target.map, parsed.workloadId!, parsed.index!, false);
     this.emit({ key: parsed, type: "delete", revision, previous });
   }
 

@@ -49,6 +49,7 @@ export interface EmbeddedEventStoreOptions {
 }
 
 const SUBSCRIPTION_BATCH = 256;
+type AppendArguments = ReturnType<typeof appendArguments>;
 
 /**
  * The event store for single-node `persys up`: one SQLite file on local disk (better-sqlite3, WAL),
@@ -71,6 +72,11 @@ export class EmbeddedEventStore implements EventStore {
   private readonly sweeper: NodeJS.Timeout;
   private readonly pollIntervalMs: number;
   private closed = false;
+  private readonly appends: Array<{
+    a: AppendArguments;
+    resolve: (id: EventId) => void;
+    reject: (error: unknown) => void;
+  }> = [];
 
   private constructor(options: EmbeddedEventStoreOptions) {
     this.defaults = options.defaults ?? defaultEventRetention;
@@ -119,36 +125,60 @@ export class EmbeddedEventStore implements EventStore {
     }
   }
 
+  /**
+   * Appends are group-committed: those made in the same turn of the event loop share one SQLite
+   * transaction (each resolves once it is committed), which keeps a burst of events from costing a
+   * commit each on the control plane's thread.
+   */
   async append(stream: string, record: EventRecord, options?: EventAppendOptions): Promise<EventId> {
     const a = appendArguments(stream, record, options, this.defaults);
-    const id = this.run("append", () => this.appendNow(a), true);
-    this.wake(a.stream);
-    return id;
+    this.run("append", () => undefined); // refuses when closed
+    return new Promise<EventId>((resolve, reject) => {
+      this.appends.push({ a, resolve, reject });
+      if (this.appends.length === 1) setImmediate(() => this.flushAppends());
+    });
   }
 
-  private appendNow(a: ReturnType<typeof appendArguments>): EventId {
-    return this.db.transaction(() => {
-      const now = Date.now();
-      const row = this.sql.stream.get(a.stream);
-      let length = row?.length ?? 0;
-      if (row && row.expires_at <= now) {
-        this.sql.purgeEntries.run(a.stream);
-        length = 0;
+  private flushAppends(): void {
+    const batch = this.appends.splice(0);
+    if (batch.length === 0) return;
+    try {
+      const ids = this.run("append", () => this.db.transaction(() => batch.map((p) => this.appendRow(p.a)))(), true);
+      for (const [i, p] of batch.entries()) p.resolve(ids[i]!);
+    } catch {
+      // One bad append must not fail the others: commit them one by one to give each its own outcome.
+      for (const p of batch) {
+        try {
+          p.resolve(this.run("append", () => this.db.transaction(() => this.appendRow(p.a))(), true));
+        } catch (error) {
+          p.reject(error);
+        }
       }
-      const lastMs = row?.last_ms ?? 0;
-      const ms = Math.max(now, lastMs);
-      const seq = row && ms === lastMs ? row.last_seq + 1 : 0;
-      const fields = JSON.stringify(Object.fromEntries(a.fields));
-      this.sql.insertEntry.run(a.stream, ms, seq, fields, a.payloadJson ?? null);
-      length += 1;
-      if (a.maxAgeMs !== undefined) length -= this.sql.trimEntriesBefore.run(a.stream, ms - a.maxAgeMs).changes;
-      if (length > a.maxLen) {
-        this.sql.trimOldestEntries.run(a.stream, a.stream, length - a.maxLen);
-        length = a.maxLen;
-      }
-      this.sql.upsertStream.run(a.stream, ms, seq, length, now + a.ttlSeconds * 1000);
-      return formatEventId({ ms, seq });
-    })();
+    }
+    for (const stream of new Set(batch.map((p) => p.a.stream))) this.wake(stream);
+  }
+
+  private appendRow(a: AppendArguments): EventId {
+    const now = Date.now();
+    const row = this.sql.stream.get(a.stream);
+    let length = row?.length ?? 0;
+    if (row && row.expires_at <= now) {
+      this.sql.purgeEntries.run(a.stream);
+      length = 0;
+    }
+    const lastMs = row?.last_ms ?? 0;
+    const ms = Math.max(now, lastMs);
+    const seq = row && ms === lastMs ? row.last_seq + 1 : 0;
+    const fields = JSON.stringify(Object.fromEntries(a.fields));
+    this.sql.insertEntry.run(a.stream, ms, seq, fields, a.payloadJson ?? null);
+    length += 1;
+    if (a.maxAgeMs !== undefined) length -= this.sql.trimEntriesBefore.run(a.stream, ms - a.maxAgeMs).changes;
+    if (length > a.maxLen) {
+      this.sql.trimOldestEntries.run(a.stream, a.stream, length - a.maxLen);
+      length = a.maxLen;
+    }
+    this.sql.upsertStream.run(a.stream, ms, seq, length, now + a.ttlSeconds * 1000);
+    return formatEventId({ ms, seq });
   }
 
   async read(stream: string, options?: EventReadOptions): Promise<StoredEvent[]> {
@@ -333,6 +363,7 @@ export class EmbeddedEventStore implements EventStore {
   /** Ends every subscription and closes the database. Health ends `degraded` ("closed"). */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.flushAppends(); // acknowledged only once committed: commit what is queued before closing
     this.closed = true;
     clearInterval(this.sweeper);
     // Closing a subscription aborts its wait, so its loop ends before the database closes.
