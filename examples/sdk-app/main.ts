@@ -6,13 +6,15 @@
  *   node --import tsx --conditions=development examples/sdk-app/main.ts
  *
  * The endpoint comes from PERSYS_ENDPOINT or ~/.persys/config.yaml (default 127.0.0.1:7070).
- * EXAMPLE_ID, EXAMPLE_IMAGE and EXAMPLE_HOST_PORT change what is run. Exit codes: 0 done, 1 error,
+ * EXAMPLE_ID, EXAMPLE_IMAGE, EXAMPLE_CONTAINER_PORT and EXAMPLE_HOST_PORT change what is run. Exit codes: 0 done, 1 error,
  * 2 the workload did not reach RUNNING (its diagnosis is printed).
  */
 import { api, container, enumLabel, PersysClient, PersysError, WaitError } from "@persys/sdk";
 
 const id = process.env.EXAMPLE_ID ?? "hello-web";
-const image = process.env.EXAMPLE_IMAGE ?? "nginx:1.27";
+// The local test image (scripts/up.sh builds it: busybox httpd on 8080); no registry is needed.
+const image = process.env.EXAMPLE_IMAGE ?? "persys-test/web:1";
+const containerPort = Number(process.env.EXAMPLE_CONTAINER_PORT ?? 8080);
 const hostPort = Number(process.env.EXAMPLE_HOST_PORT ?? 8080);
 
 function printExplanation(explanation: api.ExplainWorkloadResponse): void {
@@ -30,7 +32,13 @@ function printExplanation(explanation: api.ExplainWorkloadResponse): void {
 }
 
 const client = PersysClient.fromEnvironment();
-const web = container({ id, image, ports: [{ container: 80, host: hostPort }], cpuMillicores: 100, memoryMiB: 128 });
+const web = container({
+  id,
+  image,
+  ports: [{ container: containerPort, host: hostPort }],
+  cpuMillicores: 100,
+  memoryMiB: 128,
+});
 try {
   const { created } = await client.workloads.apply(web);
   console.log(`${created ? "created" : "updated"} workload ${id} at ${client.address}`);
