@@ -3,10 +3,11 @@
  *
  *   npm run bench:controlplane -- --nodes 5000 --workloads 20000 [--etcd URL] [--concurrency 64] [--idle-seconds 60]
  *
- * Submits workloads through the public gRPC API, measures when each one's assignment is durable in
+ * The simulated agents run in a child process. Submits workloads through the public gRPC API, measures when each one's assignment is durable in
  * etcd (watched with a separate client), then lets the cluster idle with every node heartbeating and
  * counts etcd writes. Prints one JSON object.
  */
+import { fork } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +17,6 @@ import { loadServerConfig, openStateStore } from "@persys/controlplane";
 import { api } from "@persys/schema";
 import pino from "pino";
 import { runServer } from "../../controlplane/src/cli/run-server.js";
-import { simulatedNodes, startFleet } from "../support/sim-agents/index.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -57,14 +57,10 @@ async function main() {
   });
   const server = await runServer(config, { logger: pino({ level: "error" }) });
   await server.controlPlane.whenLeader();
-  const fleet = await startFleet({
+  const fleet = await startFleetProcess({
     controlPlane: server.grpcAddress,
-    nodes: simulatedNodes({ count: nodeCount, seed: 7 }),
+    nodes: nodeCount,
     heartbeatIntervalMs: Number(flags["heartbeat-ms"]),
-    endpointMode: "shared",
-    rampUpMs: Math.min(20_000, nodeCount * 2),
-    registrationTimeoutMs: 300_000,
-    nodeOptions: { promptReports: false },
   });
   await new Promise((r) => setTimeout(r, 1_000));
 
@@ -144,7 +140,7 @@ async function main() {
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
   const idleWrites = (await writesSoFar()).count - idleStart;
 
-  const stats = fleet.stats();
+  const stats = await fleet.stats();
   console.log(
     JSON.stringify({
       nodes: nodeCount,
@@ -169,6 +165,30 @@ async function main() {
   client.close();
   await fleet.close();
   await server.close();
+}
+
+/** The simulated agents run in a child process (test/bench/sim-fleet-child.ts): only the control plane is measured here. */
+async function startFleetProcess(options: { controlPlane: string; nodes: number; heartbeatIntervalMs: number }) {
+  const child = fork(join(import.meta.dirname, "sim-fleet-child.ts"), [JSON.stringify(options)], {
+    execArgv: ["--import", "tsx", "--conditions=development"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("message", () => resolve());
+    child.once("exit", (code) => reject(new Error(`the simulated fleet exited (${code}) before it was ready`)));
+  });
+  return {
+    stats: () =>
+      new Promise<{ heartbeats: number }>((resolve) => {
+        child.once("message", (m: { stats: { heartbeats: number } }) => resolve(m.stats));
+        child.send({ type: "stats" });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.disconnect();
+      }),
+  };
 }
 
 main().then(

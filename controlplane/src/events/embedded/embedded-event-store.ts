@@ -72,9 +72,10 @@ export class EmbeddedEventStore implements EventStore {
   private readonly sweeper: NodeJS.Timeout;
   private readonly pollIntervalMs: number;
   private closed = false;
-  private readonly appends: Array<{
-    a: AppendArguments;
-    resolve: (id: EventId) => void;
+  private readonly writes: Array<{
+    what: string;
+    work: () => unknown;
+    resolve: (value: unknown) => void;
     reject: (error: unknown) => void;
   }> = [];
 
@@ -125,37 +126,44 @@ export class EmbeddedEventStore implements EventStore {
     }
   }
 
-  /**
-   * Appends are group-committed: those made in the same turn of the event loop share one SQLite
-   * transaction (each resolves once it is committed), which keeps a burst of events from costing a
-   * commit each on the control plane's thread.
-   */
   async append(stream: string, record: EventRecord, options?: EventAppendOptions): Promise<EventId> {
     const a = appendArguments(stream, record, options, this.defaults);
-    this.run("append", () => undefined); // refuses when closed
-    return new Promise<EventId>((resolve, reject) => {
-      this.appends.push({ a, resolve, reject });
-      if (this.appends.length === 1) setImmediate(() => this.flushAppends());
+    const id = await this.write("append", () => this.appendRow(a));
+    this.wake(a.stream);
+    return id;
+  }
+
+  /**
+   * Writes are group-committed: those made in the same turn of the event loop share one SQLite
+   * transaction, and each resolves once that transaction committed. A burst of events and usage
+   * samples thus costs one commit, not one each, on the control plane's thread.
+   */
+  private write<T>(what: string, work: () => T): Promise<T> {
+    this.run(what, () => undefined); // refuses when closed
+    return new Promise<T>((resolve, reject) => {
+      this.writes.push({ what, work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.writes.length === 1) setImmediate(() => this.flushWrites());
     });
   }
 
-  private flushAppends(): void {
-    const batch = this.appends.splice(0);
+  private flushWrites(): void {
+    const batch = this.writes.splice(0);
     if (batch.length === 0) return;
+    let results: unknown[];
     try {
-      const ids = this.run("append", () => this.db.transaction(() => batch.map((p) => this.appendRow(p.a)))(), true);
-      for (const [i, p] of batch.entries()) p.resolve(ids[i]!);
+      results = this.run("write", () => this.db.transaction(() => batch.map((w) => w.work()))(), true);
     } catch {
-      // One bad append must not fail the others: commit them one by one to give each its own outcome.
-      for (const p of batch) {
+      // One failing write must not fail the others: commit them one by one to give each its outcome.
+      for (const w of batch) {
         try {
-          p.resolve(this.run("append", () => this.db.transaction(() => this.appendRow(p.a))(), true));
+          w.resolve(this.run(w.what, () => this.db.transaction(w.work)(), true));
         } catch (error) {
-          p.reject(error);
+          w.reject(error);
         }
       }
+      return;
     }
-    for (const stream of new Set(batch.map((p) => p.a.stream))) this.wake(stream);
+    for (const [i, w] of batch.entries()) w.resolve(results[i]);
   }
 
   private appendRow(a: AppendArguments): EventId {
@@ -267,22 +275,17 @@ export class EmbeddedEventStore implements EventStore {
 
   async incr(key: string, by?: number, options?: CounterOptions): Promise<number> {
     const a = incrArguments(key, by, options, this.defaults);
-    return this.run(
-      "counter write",
-      () =>
-        this.db.transaction(() => {
-          const now = Date.now();
-          const row = this.sql.counter.get(a.key);
-          const value = (row && row.expires_at > now ? row.value : 0) + a.by;
-          if (!Number.isSafeInteger(value))
-            throw new PersysError("INVALID_ARGUMENT", `counter ${a.key} would overflow`, {
-              details: [{ path: "by", reason: "takes the counter beyond a safe integer" }],
-            });
-          this.sql.upsertCounter.run(a.key, value, now + a.ttlSeconds * 1000);
-          return value;
-        })(),
-      true,
-    );
+    return this.write("counter write", () => {
+      const now = Date.now();
+      const row = this.sql.counter.get(a.key);
+      const value = (row && row.expires_at > now ? row.value : 0) + a.by;
+      if (!Number.isSafeInteger(value))
+        throw new PersysError("INVALID_ARGUMENT", `counter ${a.key} would overflow`, {
+          details: [{ path: "by", reason: "takes the counter beyond a safe integer" }],
+        });
+      this.sql.upsertCounter.run(a.key, value, now + a.ttlSeconds * 1000);
+      return value;
+    });
   }
 
   async getCounter(key: string): Promise<number> {
@@ -295,28 +298,23 @@ export class EmbeddedEventStore implements EventStore {
 
   async addSample(series: string, timestampMs: number, value: number, options?: SeriesSampleOptions): Promise<void> {
     const a = sampleArguments(series, timestampMs, value, options, this.defaults);
-    this.run(
-      "series write",
-      () =>
-        this.db.transaction(() => {
-          const now = Date.now();
-          const row = this.sql.series.get(a.series);
-          let points = row?.points ?? 0;
-          if (row && row.expires_at <= now) {
-            this.sql.purgeSamples.run(a.series);
-            points = 0;
-          }
-          if (!this.sql.sampleExists.get(a.series, a.timestampMs)) points += 1;
-          this.sql.upsertSample.run(a.series, a.timestampMs, a.value);
-          points -= this.sql.trimSamplesBefore.run(a.series, now - a.maxAgeMs).changes;
-          if (points > a.maxPoints) {
-            this.sql.trimOldestSamples.run(a.series, a.series, points - a.maxPoints);
-            points = a.maxPoints;
-          }
-          this.sql.upsertSeries.run(a.series, points, now + a.maxAgeMs);
-        })(),
-      true,
-    );
+    await this.write("series write", () => {
+      const now = Date.now();
+      const row = this.sql.series.get(a.series);
+      let points = row?.points ?? 0;
+      if (row && row.expires_at <= now) {
+        this.sql.purgeSamples.run(a.series);
+        points = 0;
+      }
+      if (!this.sql.sampleExists.get(a.series, a.timestampMs)) points += 1;
+      this.sql.upsertSample.run(a.series, a.timestampMs, a.value);
+      points -= this.sql.trimSamplesBefore.run(a.series, now - a.maxAgeMs).changes;
+      if (points > a.maxPoints) {
+        this.sql.trimOldestSamples.run(a.series, a.series, points - a.maxPoints);
+        points = a.maxPoints;
+      }
+      this.sql.upsertSeries.run(a.series, points, now + a.maxAgeMs);
+    });
   }
 
   async range(series: string, fromMs: number, toMs: number): Promise<SeriesSample[]> {
@@ -363,7 +361,7 @@ export class EmbeddedEventStore implements EventStore {
   /** Ends every subscription and closes the database. Health ends `degraded` ("closed"). */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flushAppends(); // acknowledged only once committed: commit what is queued before closing
+    this.flushWrites(); // acknowledged only once committed: commit what is queued before closing
     this.closed = true;
     clearInterval(this.sweeper);
     // Closing a subscription aborts its wait, so its loop ends before the database closes.
