@@ -33,6 +33,7 @@ trap 'persys_stop_services; persys_cleanup_pulumi; rm -rf "$PERSYS_TEST_RUN_DIR"
 persys_start_etcd
 persys_start_redis
 persys_start_docker
+source scripts/lib/libvirt.sh && persys_setup_libvirt
 
 mkdir -p test-results
 status=0

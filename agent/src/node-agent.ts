@@ -1,4 +1,5 @@
 import { networkInterfaces } from "node:os";
+import { agent } from "@persys/schema";
 import pino, { type Logger } from "pino";
 import { type AgentConfig, labelMap } from "./config/agent-config.js";
 import { ControlSession } from "./control/control-session.js";
@@ -8,10 +9,14 @@ import { type HostUsage, HostUsageSampler, measureCapacity, reportedResources } 
 import { RuntimeMonitor } from "./host/runtime-monitor.js";
 import { AgentMetrics } from "./metrics/agent-metrics.js";
 import { ActionLog } from "./replicas/action-log.js";
+import { ReplicaConverger } from "./replicas/replica-converger.js";
+import type { ReplicaDriverFactory } from "./replicas/replica-driver.js";
 import { ReplicaManager } from "./replicas/replica-manager.js";
+import { ComposeDriver } from "./runtimes/compose/compose-driver.js";
 import { DockerEventStream } from "./runtimes/docker/docker-events.js";
 import { DockerRuntime } from "./runtimes/docker/docker-runtime.js";
 import { UsageSampler } from "./runtimes/docker/usage-sampler.js";
+import { VmRuntime } from "./runtimes/vm/vm-runtime.js";
 import { type AgentGrpcServer, startAgentGrpcServer } from "./server/agent-grpc-server.js";
 import { agentServiceImplementation } from "./server/agent-service.js";
 import { type MetricsServer, startMetricsServer } from "./server/metrics-server.js";
@@ -90,7 +95,10 @@ export class NodeAgent {
             "RuntimeReady changed",
           );
           session?.reregister();
-          if (c.ready) replicas?.resync();
+          if (c.ready) {
+            replicas?.resync("container");
+            replicas?.resync("compose");
+          }
         },
       });
       await monitor.start();
@@ -104,36 +112,64 @@ export class NodeAgent {
       const grpcListen = split(config.listen.grpc);
       const advertisedHost =
         grpcListen.host === "0.0.0.0" || grpcListen.host === "::" ? hostAddress() : grpcListen.host;
+      let containers: ReplicaConverger | undefined;
+      let stacks: ComposeDriver | undefined;
+      const drivers: ReplicaDriverFactory[] = [];
+      if (docker.enabled) {
+        drivers.push((ctx) => {
+          containers = new ReplicaConverger(ctx, {
+            runtime,
+            notReady: () => monitor.notReady(),
+            onRuntimeError: () => monitor.probeSoon(),
+            logs: { maxSizeMib: docker.logMaxSizeMib, maxFiles: docker.logMaxFiles },
+          });
+          return containers;
+        });
+        drivers.push((ctx) => {
+          stacks = new ComposeDriver(ctx, {
+            runtime,
+            stateDir: config.stateDir,
+            notReady: () => monitor.notReady(),
+            onRuntimeError: () => monitor.probeSoon(),
+            logs: { maxSizeMib: docker.logMaxSizeMib, maxFiles: docker.logMaxFiles },
+          });
+          return stacks;
+        });
+      }
+      const vmRuntime = new VmRuntime(config, logger, () => session?.reregister());
+      if (vmRuntime.enabled) drivers.push(vmRuntime.factory);
       const manager = new ReplicaManager({
         nodeId,
-        runtime,
         store,
         actions,
         logger,
         metrics,
         nodeAddress: config.advertiseEndpoint ? split(config.advertiseEndpoint).host : advertisedHost,
-        runtimeNotReady: () => monitor.notReady(),
+        drivers,
         onChange: () => session?.report(),
-        onRuntimeError: () => monitor.probeSoon(),
-        logs: { maxSizeMib: docker.logMaxSizeMib, maxFiles: docker.logMaxFiles },
       });
       replicas = manager;
       stops.push(() => manager.close());
+      await vmRuntime.start();
 
       const events = new DockerEventStream(runtime, {
         labels: [`persys.node=${nodeId}`],
         onEvent: (event) => {
           metrics.dockerEvents.inc();
-          manager.onEvent(event);
+          containers?.onEvent(event);
+          stacks?.onEvent(event);
         },
-        onConnected: () => manager.resync(),
+        onConnected: () => {
+          manager.resync("container");
+          manager.resync("compose");
+        },
         onDisconnected: (error) => {
           logger.debug({ err: String(error) }, "Docker events stream broke; reconnecting");
           monitor.probeSoon();
         },
       });
+      manager.start();
       if (docker.enabled) {
-        manager.start();
         events.start();
         stops.push(() => events.stop());
       }
@@ -164,7 +200,12 @@ export class NodeAgent {
           lookup: (name) => {
             const containerId = manager.containerOf(name);
             const status = manager.status(name);
-            return containerId && status?.persys ? { containerId, index: status.persys.replicaIndex } : undefined;
+            if (!status?.persys) return undefined;
+            const index = status.persys.replicaIndex;
+            if (status.type === agent.WorkloadType.WORKLOAD_TYPE_VM && vmRuntime.driver) {
+              return { consoleLog: vmRuntime.driver.consoleOf(status.id), index };
+            }
+            return containerId ? { containerId, index } : undefined;
           },
         }),
       });
@@ -225,14 +266,19 @@ export class NodeAgent {
         capacity: resources.capacity,
         allocatable: resources.allocatable,
       };
-      const capabilities = docker.enabled ? ["docker"] : [];
+      const capabilities = docker.enabled ? ["docker", "compose"] : [];
       session = new ControlSession({
         endpoints: config.controlPlane.endpoints,
         callTimeoutMs: config.controlPlane.callTimeoutMs,
         reportDebounceMs: config.heartbeat.reportDebounceMs,
         intervalMs: config.heartbeat.intervalSeconds ? config.heartbeat.intervalSeconds * 1000 : undefined,
         registerRequest: () =>
-          registerNodeRequest(identity, { capabilities, conditions: [monitor.condition()], now: new Date() }),
+          registerNodeRequest(identity, {
+            capabilities: [...capabilities, ...vmRuntime.capabilities()],
+            kinds: manager.kinds,
+            conditions: [monitor.condition()],
+            now: new Date(),
+          }),
         heartbeatRequest: () => {
           lastUsage = hostUsage.sample();
           const replicaState = manager.heartbeat();

@@ -14,6 +14,7 @@
  * - `control` — `persys.control.v1`, the Go scheduler's AgentControl contract (agents register here);
  * - `agent` — `persys.agent.v1`, the Go compute-agent's AgentService contract.
  */
+export * from "./compose/index.js";
 export * from "./config/index.js";
 export * from "./errors/index.js";
 export * as agent from "./gen/index.persys.agent.v1.js";

@@ -8,6 +8,8 @@ declare -A PERSYS_TEST_PACKAGES=(
   [dockerd]=docker.io
   [curl]=curl
   [busybox]=busybox-static
+  [docker-compose]=docker-compose
+  [git]=git
 )
 
 persys_install_packages() {

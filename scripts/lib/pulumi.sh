@@ -15,6 +15,12 @@ persys_pulumi_version() {
   awk '$1 == "github.com/pulumi/pulumi/pkg/v3" { print $2; exit }' "$(_persys_pulumi_root)/provider/pulumi-build/go.mod"
 }
 
+# The version of the Node.js language host (pulumi-language-nodejs): the github.com/pulumi/pulumi/sdk/v3
+# that provider/pulumi-langhost-build/go.mod requires (v3.68.0, the newest served sdk/v3 containing it).
+persys_pulumi_langhost_version() {
+  awk '$1 == "github.com/pulumi/pulumi/sdk/v3" { print $2; exit }' "$(_persys_pulumi_root)/provider/pulumi-langhost-build/go.mod"
+}
+
 # The cache root: $PERSYS_CACHE_DIR, else /var/cache/persys when writable (root, CI), else ~/.cache/persys.
 persys_cache_dir() {
   if [ -n "${PERSYS_CACHE_DIR:-}" ]; then
@@ -26,7 +32,8 @@ persys_cache_dir() {
   fi
 }
 
-# Where the binaries of the pinned version live (the cache key is the version).
+# Where the binaries of the pinned version live (the cache key is the version). The build script
+# links pulumi-language-nodejs into this dir from $(persys_cache_dir)/pulumi/language-nodejs/<version>/bin.
 persys_pulumi_bin_dir() { echo "$(persys_cache_dir)/pulumi/$(persys_pulumi_version)/bin"; }
 
 # Builds the CLI if the cache lacks it, then exports the test environment:

@@ -40,6 +40,8 @@ export {
   workloadRevision,
   workloadViolations,
 } from "@persys/schema";
+export { type AuditOptions, AutomationApi } from "./automation/automation-api.js";
+export { policyFromDocument } from "./automation/policy-input.js";
 export { type ComposeInput, compose, type GitSourceInput } from "./builders/compose-builder.js";
 export {
   type ContainerInput,
@@ -110,6 +112,12 @@ export {
   type ListEventsOptions,
   type WatchEventsOptions,
 } from "./events/events-api.js";
+export {
+  type ForecastMethodName,
+  type ForecastOptions,
+  IntelligenceApi,
+  type WindowOptions,
+} from "./intelligence/intelligence-api.js";
 export { type DrainResult, type ListNodesOptions, NodesApi } from "./nodes/nodes-api.js";
 export { type ReadSpecFilesOptions, readSpecFiles, SPEC_FILE_EXTENSIONS } from "./spec-file/read-spec-files.js";
 export { parseSpecText, type SpecDocument } from "./spec-file/spec-document.js";

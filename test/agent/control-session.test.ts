@@ -126,13 +126,13 @@ describe("what a real agent sends", () => {
       labels: { zone: "a", os: "linux" },
       capabilities: {
         cpuTotalMillicores: 4000,
-        supportedWorkloadTypes: ["container"],
+        supportedWorkloadTypes: ["container", "compose"],
         supportedStorageDrivers: ["local"],
         storagePools: [{ name: "root", type: "dir" }],
       },
       persysNode: {
-        capabilities: ["docker"],
-        supportedKinds: [api.WorkloadKind.WORKLOAD_KIND_CONTAINER],
+        capabilities: ["docker", "compose"],
+        supportedKinds: [api.WorkloadKind.WORKLOAD_KIND_CONTAINER, api.WorkloadKind.WORKLOAD_KIND_COMPOSE],
         os: "linux",
         capacity: { cpuMillicores: 4000 },
         allocatable: { cpuMillicores: 3500 },

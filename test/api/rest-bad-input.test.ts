@@ -35,7 +35,14 @@ function urlOf(route: V1Route, fill: (name: string) => string = (name) => ids[na
 }
 
 /** A request the route accepts (the baseline every bad variant departs from). */
+/** Valid bodies of the routes whose body is not about a workload. */
+const otherBodies: Partial<Record<V1Route["rpc"], unknown>> = {
+  ask: { question: "why is web pending?" },
+  applyPolicy: { id: "p", when: { cron: "* * * * *" }, action: { restart: { workloadId: "web" } } },
+};
+
 function validBody(route: V1Route): unknown {
+  if (route.rpc in otherBodies) return otherBodies[route.rpc];
   if (route.body?.kind === "field") return workloadJson;
   if (route.body?.kind === "rest" && route.body.required) return { workload: workloadJson };
   return undefined;

@@ -1,6 +1,7 @@
 /**
  * Keeps the dependency direction checkable: schema ← sdk ← provider; schema ← controlplane, agent;
- * controlplane and agent never import each other, and no package reaches into a sibling's files.
+ * pulumi (the typed Pulumi classes) on no Persys package; controlplane and agent never import each
+ * other, and no package reaches into a sibling's files.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -14,6 +15,8 @@ const allowed: Record<string, string[]> = {
   agent: ["@persys/schema"],
   sdk: ["@persys/schema"],
   provider: ["@persys/sdk"],
+  // User programs load @persys/pulumi: it depends on @pulumi/pulumi only, no Persys package.
+  pulumi: [],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -29,6 +29,15 @@ const dockerDefaults = {
   logMaxFiles: 3,
 };
 
+const vmDefaults = {
+  enabled: false,
+  uri: "qemu:///system",
+  storageDir: "",
+  imagesDir: "",
+  defaultNetwork: "default",
+  probe: { kernel: "", initrd: "" },
+};
+
 export const agentConfigSchema = z
   .object({
     node: z
@@ -80,9 +89,29 @@ export const agentConfigSchema = z
           })
           .strict()
           .default(dockerDefaults),
+        vm: z
+          .object({
+            /** Run VM replicas through libvirt (needs libvirtd, QEMU, qemu-img, genisoimage or xorriso). */
+            enabled: z.boolean().default(false),
+            /** libvirt connection URI. */
+            uri: z.string().min(1).default("qemu:///system"),
+            /** Replica disks, seeds and console logs. Default: `<stateDir>/vm`. */
+            storageDir: z.string().default(""),
+            /** Base images registered by name. Default: `<storageDir>/images`. */
+            imagesDir: z.string().default(""),
+            /** libvirt network of a NIC that names none. */
+            defaultNetwork: z.string().min(1).default("default"),
+            /** The guest the accelerator probe boots (kernel + initrd printing PERSYS-FAST-GUEST-UP). Empty: no probe, no `kvm`. */
+            probe: z
+              .object({ kernel: z.string().default(""), initrd: z.string().default("") })
+              .strict()
+              .default({ kernel: "", initrd: "" }),
+          })
+          .strict()
+          .default(vmDefaults),
       })
       .strict()
-      .default({ docker: dockerDefaults }),
+      .default({ docker: dockerDefaults, vm: vmDefaults }),
     heartbeat: z
       .object({
         /** Overrides the interval the control plane returns at registration (fractions allowed). */

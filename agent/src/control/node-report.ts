@@ -16,6 +16,12 @@ export interface NodeIdentity {
   readonly allocatable: NodeResources;
 }
 
+const apiKinds = {
+  container: api.WorkloadKind.WORKLOAD_KIND_CONTAINER,
+  compose: api.WorkloadKind.WORKLOAD_KIND_COMPOSE,
+  vm: api.WorkloadKind.WORKLOAD_KIND_VM,
+} as const;
+
 const archNames: Record<string, string> = { x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386" };
 
 /** The node's architecture as Go names it (`amd64`, `arm64`). */
@@ -35,16 +41,23 @@ export function registrationLabels(configured: Readonly<Record<string, string>>)
  */
 export function registerNodeRequest(
   node: NodeIdentity,
-  input: { capabilities: readonly string[]; conditions: readonly api.Condition[]; now: Date },
+  input: {
+    capabilities: readonly string[];
+    /** Workload kinds with a runtime on this node. Default: container. */
+    kinds?: readonly ("container" | "compose" | "vm")[];
+    conditions: readonly api.Condition[];
+    now: Date;
+  },
 ): control.RegisterNodeRequest {
   const labels = registrationLabels(node.labels);
+  const kinds = input.kinds ?? ["container"];
   return {
     nodeId: node.nodeId,
     capabilities: {
       cpuTotalMillicores: node.capacity.cpuMillicores,
       memoryTotalMb: node.capacity.memoryMib,
       storagePools: [{ name: "root", type: "dir", totalGb: node.capacity.diskGib }],
-      supportedWorkloadTypes: ["container"],
+      supportedWorkloadTypes: [...kinds],
       supportedStorageDrivers: ["local"],
     },
     labels,
@@ -54,7 +67,7 @@ export function registerNodeRequest(
     timestamp: input.now,
     persysNode: {
       capabilities: [...input.capabilities],
-      supportedKinds: [api.WorkloadKind.WORKLOAD_KIND_CONTAINER],
+      supportedKinds: kinds.map((k) => apiKinds[k]),
       arch: labels.arch ?? nodeArch(),
       os: labels.os ?? platform(),
       capacity: node.capacity,

@@ -1,6 +1,13 @@
 import { agent, api, PersysError } from "@persys/schema";
 import { describe, expect, it } from "vitest";
-import { desiredReplicaFromRequest, replicaLabels } from "./desired-replica.js";
+import { type ContainerReplica, desiredReplicaFromRequest, replicaLabels } from "./desired-replica.js";
+
+/** The container replica a request maps to (fails the test for another kind). */
+function containerReplica(request: agent.ApplyWorkloadRequest): ContainerReplica {
+  const d = desiredReplicaFromRequest(request);
+  if (d.kind !== "container") throw new Error(`expected a container replica, got ${d.kind}`);
+  return d;
+}
 
 function persysRequest(container: Partial<api.ContainerSpec>, extra: Partial<api.Workload> = {}) {
   const workload = api.Workload.fromPartial({
@@ -99,11 +106,11 @@ describe("desiredReplicaFromRequest — the Persys extension", () => {
       want: { mode: "no", maxRetries: 0 },
     },
   ])("restart policy: $name", ({ container, want }) => {
-    expect(desiredReplicaFromRequest(persysRequest(container)).spec.restart).toEqual(want);
+    expect(containerReplica(persysRequest(container)).spec.restart).toEqual(want);
   });
 
   it("defaults the stop timeout to 10 s and takes the desired state from the request, else the spec", () => {
-    const d = desiredReplicaFromRequest(persysRequest({}));
+    const d = containerReplica(persysRequest({}));
     expect(d.spec.stopTimeoutSeconds).toBe(10);
     const stoppedInSpec = persysRequest({}, { desiredState: api.DesiredState.DESIRED_STATE_STOPPED });
     stoppedInSpec.desiredState = agent.DesiredState.DESIRED_STATE_UNSPECIFIED;
@@ -145,21 +152,38 @@ describe("desiredReplicaFromRequest — the Persys extension", () => {
     expect((error as PersysError).details.map((d) => d.path)).toContain(path);
   });
 
-  it("refuses a kind this node has no runtime for with RUNTIME_UNAVAILABLE, not retryable", () => {
-    const request = persysRequest({});
-    request.persys!.workload = api.Workload.fromPartial({
-      id: "stack",
-      kind: api.WorkloadKind.WORKLOAD_KIND_COMPOSE,
-      spec: {
-        $case: "compose",
-        value: api.ComposeSpec.fromPartial({ source: { $case: "inlineYaml", value: "services: {}\n" } }),
-      },
+  it("maps a compose workload to its Compose project (one per replica) and refuses a credentials secret", () => {
+    const compose = (git?: Partial<api.GitSource>) => {
+      const request = persysRequest({});
+      request.persys!.replicaIndex = 1;
+      request.persys!.workload = api.Workload.fromPartial({
+        id: "stack",
+        kind: api.WorkloadKind.WORKLOAD_KIND_COMPOSE,
+        labels: { team: "web" },
+        spec: {
+          $case: "compose",
+          value: api.ComposeSpec.fromPartial({
+            source: git
+              ? { $case: "git", value: api.GitSource.fromPartial({ repo: "git://127.0.0.1/x.git", ...git }) }
+              : { $case: "inlineYaml", value: "services:\n  web:\n    image: nginx\n" },
+            env: { TAG: "1" },
+          }),
+        },
+      });
+      return desiredReplicaFromRequest(request);
+    };
+    expect(compose()).toMatchObject({
+      kind: "compose",
+      index: 1,
+      spec: { project: "stack-1", source: { kind: "inline" }, env: { TAG: "1" }, labels: { team: "web" } },
     });
-    expect(() => desiredReplicaFromRequest(request)).toThrow(
+    expect(compose({ ref: "v1" })).toMatchObject({
+      spec: { source: { kind: "git", repo: "git://127.0.0.1/x.git", ref: "v1", path: "compose.yaml" } },
+    });
+    expect(() => compose({ credentialsSecret: "deploy-key" })).toThrow(
       expect.objectContaining({
-        code: "RUNTIME_UNAVAILABLE",
-        retryable: false,
-        message: expect.stringContaining("containers only"),
+        code: "INVALID_SPEC",
+        details: [expect.objectContaining({ path: "persys.workload.compose.git.credentialsSecret" })],
       }),
     );
   });
@@ -167,7 +191,7 @@ describe("desiredReplicaFromRequest — the Persys extension", () => {
 
 describe("desiredReplicaFromRequest — a Go scheduler's request", () => {
   it("maps the Go ContainerSpec: command+args as the command, bind volumes, CPU shares, memory, restart", () => {
-    const d = desiredReplicaFromRequest(
+    const d = containerReplica(
       goRequest({
         command: ["sleep"],
         args: ["60"],

@@ -8,6 +8,13 @@ import {
   withDefaults,
   workloadViolations,
 } from "@persys/schema";
+import {
+  type ComposeRuntimeSpec,
+  composeFromGo,
+  composeRuntimeSpec,
+} from "../runtimes/compose/compose-runtime-spec.js";
+import type { VmRuntimeSpec } from "../runtimes/vm/vm-runtime-spec.js";
+import { vmRuntimeSpec } from "../runtimes/vm/vm-runtime-spec.js";
 
 /** What the node should do with a replica. `deleted` is kept until the runtime objects are gone. */
 export type DesiredState = "running" | "stopped" | "deleted";
@@ -72,8 +79,8 @@ export interface ContainerRuntimeSpec {
   };
 }
 
-/** One replica the control plane (or a Go scheduler) asked this node to run. */
-export interface DesiredReplica {
+/** What every desired replica has, whatever its kind. */
+export interface DesiredReplicaBase {
   /** The request id: the runtime object's name (`web-0`), the key of every AgentService call. */
   readonly id: string;
   readonly workloadId: string;
@@ -83,13 +90,33 @@ export interface DesiredReplica {
   /** Revision the runtime object must be created from. */
   readonly revision: string;
   readonly desired: DesiredState;
-  readonly kind: "container";
-  readonly spec: ContainerRuntimeSpec;
   /** Reserved on the node (heartbeat `allocated`). */
   readonly resources: { readonly cpuMillicores: number; readonly memoryMib: number; readonly diskGib: number };
   /** Which wire form the request used. */
   readonly source: "persys" | "go";
 }
+
+export interface ContainerReplica extends DesiredReplicaBase {
+  readonly kind: "container";
+  readonly spec: ContainerRuntimeSpec;
+}
+
+/** A Compose stack: one Compose project on the node (see runtimes/compose). */
+export interface ComposeReplica extends DesiredReplicaBase {
+  readonly kind: "compose";
+  readonly spec: ComposeRuntimeSpec;
+}
+
+export interface VmReplica extends DesiredReplicaBase {
+  readonly kind: "vm";
+  readonly spec: VmRuntimeSpec;
+}
+
+/**
+ * One replica the control plane (or a Go scheduler) asked this node to run; `kind` picks the
+ * {@link ReplicaDriver} that runs it.
+ */
+export type DesiredReplica = ContainerReplica | VmReplica | ComposeReplica;
 
 const restartModes: Record<number, RestartMode> = {
   [api.RestartPolicyMode.RESTART_POLICY_MODE_NO]: "no",
@@ -105,15 +132,40 @@ function fromPersys(request: agent.ApplyWorkloadRequest, assignment: api.Replica
   const violations = workloadViolations(workload).map((v) => ({ ...v, path: `persys.workload.${v.path}` }));
   if (!request.id) violations.push({ path: "id", reason: "is required" });
   if (violations.length > 0) throw invalid("INVALID_SPEC", violations, `replica ${request.id || "(no id)"}`);
+  const resources = workload.resources ?? { cpuMillicores: 0, memoryMib: 0, diskGib: 0 };
+  const base: DesiredReplicaBase = {
+    id: request.id,
+    workloadId: workload.id,
+    index: assignment.replicaIndex,
+    generation: assignment.generation,
+    revision: assignment.revision || request.revisionId || revisionOf(request),
+    desired: desiredOf(workload.desiredState === api.DesiredState.DESIRED_STATE_STOPPED, request.desiredState),
+    resources: { cpuMillicores: resources.cpuMillicores, memoryMib: resources.memoryMib, diskGib: resources.diskGib },
+    source: "persys",
+  };
   const spec = workload.spec;
-  if (spec?.$case !== "container") {
-    throw new PersysError(
-      "RUNTIME_UNAVAILABLE",
-      `this node runs containers only; replica ${request.id} is a ${spec?.$case ?? "spec-less"} workload`,
-      { retryable: false },
-    );
+  switch (spec?.$case) {
+    case "container":
+      return containerFromPersys(request, workload, spec.value, base);
+    case "vm":
+      return { ...base, kind: "vm", spec: vmRuntimeSpec(spec.value) };
+    case "compose":
+      return { ...base, kind: "compose", spec: composeRuntimeSpec(spec.value, workload, assignment.replicaIndex) };
+    default:
+      throw new PersysError(
+        "RUNTIME_UNAVAILABLE",
+        `this node cannot run replica ${request.id}: it is a spec-less workload`,
+        { retryable: false },
+      );
   }
-  const c = spec.value;
+}
+
+function containerFromPersys(
+  request: agent.ApplyWorkloadRequest,
+  workload: api.Workload,
+  c: api.ContainerSpec,
+  base: DesiredReplicaBase,
+): ContainerReplica {
   if (Object.keys(c.secretEnv).length > 0) {
     throw invalid(
       "INVALID_SPEC",
@@ -121,15 +173,10 @@ function fromPersys(request: agent.ApplyWorkloadRequest, assignment: api.Replica
       `replica ${request.id}`,
     );
   }
-  const resources = workload.resources ?? { cpuMillicores: 0, memoryMib: 0, diskGib: 0 };
+  const resources = base.resources;
   const reserved = new Set(Object.keys(workload.labels).filter((k) => k.startsWith("persys.")));
   return {
-    id: request.id,
-    workloadId: workload.id,
-    index: assignment.replicaIndex,
-    generation: assignment.generation,
-    revision: assignment.revision || request.revisionId || revisionOf(request),
-    desired: desiredOf(workload.desiredState === api.DesiredState.DESIRED_STATE_STOPPED, request.desiredState),
+    ...base,
     kind: "container",
     spec: {
       image: c.image,
@@ -176,14 +223,12 @@ function fromPersys(request: agent.ApplyWorkloadRequest, assignment: api.Replica
         cpuShares: 0,
       },
     },
-    resources: { cpuMillicores: resources.cpuMillicores, memoryMib: resources.memoryMib, diskGib: resources.diskGib },
-    source: "persys",
   };
 }
 
 const goRestart = new Set<RestartMode>(["no", "always", "on-failure", "unless-stopped"]);
 
-function fromGo(request: agent.ApplyWorkloadRequest): DesiredReplica {
+function fromGo(request: agent.ApplyWorkloadRequest): ContainerReplica {
   const v: FieldViolation[] = [];
   if (!request.id) v.push({ path: "id", reason: "is required" });
   const type = request.type;
@@ -294,13 +339,35 @@ function revisionOf(request: agent.ApplyWorkloadRequest): string {
  * The desired replica an `agent.v1.ApplyWorkloadRequest` asks for: from the Persys extension (the
  * full api.v1 Workload, validated with the same rules as the API) when present, else from the Go
  * fields (the Go compute-agent's ContainerSpec: command and args become the container command,
- * bind volumes, Docker CPU shares, no hard CPU limit). Pure.
+ * bind volumes, Docker CPU shares, no hard CPU limit; its ComposeSpec: one project from the file).
+ * Pure.
  *
  * Throws INVALID_SPEC naming every bad field, or RUNTIME_UNAVAILABLE (not retryable) for a kind this
  * node has no runtime for. Nothing invalid reaches Docker.
  */
 export function desiredReplicaFromRequest(request: agent.ApplyWorkloadRequest): DesiredReplica {
-  return request.persys?.workload ? fromPersys(request, request.persys) : fromGo(request);
+  if (request.persys?.workload) return fromPersys(request, request.persys);
+  const goCompose =
+    request.type === agent.WorkloadType.WORKLOAD_TYPE_COMPOSE ||
+    (request.type === agent.WorkloadType.WORKLOAD_TYPE_UNSPECIFIED && request.spec?.spec?.$case === "compose");
+  return goCompose ? composeReplicaFromGo(request) : fromGo(request);
+}
+
+/** A Go scheduler's compose request: one project named after `project_name` (else the request id). */
+function composeReplicaFromGo(request: agent.ApplyWorkloadRequest): ComposeReplica {
+  const { spec, resources } = composeFromGo(request);
+  return {
+    id: request.id,
+    workloadId: request.id,
+    index: 0,
+    generation: 0,
+    revision: request.revisionId || revisionOf(request),
+    desired: desiredOf(false, request.desiredState),
+    kind: "compose",
+    spec,
+    resources,
+    source: "go",
+  };
 }
 
 /** The container labels (beyond the user's) every runtime object of a replica carries. */

@@ -1,6 +1,4 @@
 import { PersysError } from "@persys/schema";
-import type { Logger } from "pino";
-import type { AgentMetrics } from "../metrics/agent-metrics.js";
 import { containerCreateOptions, type LogRotation, managedVolumeName } from "../runtimes/docker/container-options.js";
 import {
   type ContainerSnapshot,
@@ -9,62 +7,65 @@ import {
   type ReplicaStateName,
 } from "../runtimes/docker/container-state.js";
 import { classifyDockerError, isConflict } from "../runtimes/docker/docker-errors.js";
+import type { ContainerEvent } from "../runtimes/docker/docker-events.js";
 import type { DockerRuntime } from "../runtimes/docker/docker-runtime.js";
-import type { ReplicaStore } from "../state/replica-store.js";
-import type { ActionLog } from "./action-log.js";
-import type { DesiredReplica } from "./desired-replica.js";
+import type { ContainerReplica, DesiredReplica } from "./desired-replica.js";
+import type { ObservedReplicaReason, ReplicaDriver, ReplicaDriverContext } from "./replica-driver.js";
 import type { ReplicaEntry } from "./replica-entry.js";
 import { restartDecision } from "./restart-policy.js";
 
 export interface ReplicaConvergerOptions {
-  readonly nodeId: string;
   readonly runtime: DockerRuntime;
-  readonly store: ReplicaStore;
-  readonly actions: ActionLog;
-  readonly logger: Logger;
-  readonly metrics?: AgentMetrics | undefined;
   readonly logs?: LogRotation | undefined;
-  /** The replica's reported state changed. */
-  readonly onChange: (entry: ReplicaEntry) => void;
-  /** The replica is gone from the node (deleted); forget it. */
-  readonly onGone: (entry: ReplicaEntry) => void;
+  /** Undefined while Docker is ready; else why not. */
+  readonly notReady: () => ObservedReason | undefined;
   /** A runtime call found Docker unreachable. */
   readonly onRuntimeError: () => void;
-  readonly clock: () => number;
 }
 
 const reasonOf = (e: PersysError): ObservedReason => ({ code: e.code, message: e.message, retryable: e.retryable });
 const short = (id: string) => id.slice(0, 12);
 
-/**
- * The runtime work of one replica, run on its entry's serial queue: converge to the desired
- * revision and state (create, start, stop, recreate on a new revision; reuse on the same one),
- * observe the container and map it to a typed state, restart it by policy after a stop Docker will
- * not undo, and tear it down. Every failure becomes the replica's reason; nothing throws out.
- */
-export class ReplicaConverger {
-  constructor(private readonly o: ReplicaConvergerOptions) {}
+/** The container replica of an entry (the container driver only ever gets those). */
+function containerReplica(d: DesiredReplica): ContainerReplica {
+  if (d.kind !== "container") throw new PersysError("INTERNAL", `replica ${d.id} is a ${d.kind}, not a container`);
+  return d;
+}
 
-  /** Records a state and reason; reports when anything the control plane reads changed. */
-  set(e: ReplicaEntry, state: ReplicaStateName, reason?: ObservedReplicaReason): void {
-    const o = e.observed;
-    if (o.state !== state) o.lastTransitionAt = new Date(this.o.clock());
-    o.state = state;
-    if (reason) o.reason = reason;
-    else delete o.reason;
-    const fingerprint = JSON.stringify([
-      state,
-      reason?.code,
-      reason?.message,
-      o.observedRevision,
-      o.restartCount,
-      o.containerId,
-      o.ports,
-    ]);
-    if (fingerprint !== e.reported) {
-      e.reported = fingerprint;
-      this.o.onChange(e);
-    }
+/**
+ * The container driver: the runtime work of one container replica, run on its entry's serial
+ * queue: converge to the desired revision and state (create, start, stop, recreate on a new
+ * revision; reuse on the same one), observe the container and map it to a typed state, restart it
+ * by policy after a stop Docker will not undo, and tear it down. Every failure becomes the replica's
+ * reason; nothing throws out.
+ */
+export class ReplicaConverger implements ReplicaDriver {
+  readonly kind = "container" as const;
+  private readonly o: ReplicaConvergerOptions & ReplicaDriverContext;
+
+  constructor(ctx: ReplicaDriverContext, options: ReplicaConvergerOptions) {
+    this.o = { ...ctx, ...options };
+  }
+
+  notReady(): ObservedReason | undefined {
+    const reason = this.o.notReady();
+    if (reason) this.o.onRuntimeError();
+    return reason;
+  }
+
+  private set(e: ReplicaEntry, state: ReplicaStateName, reason?: ObservedReplicaReason): void {
+    this.o.set(e, state, reason);
+  }
+
+  /** A container event from Docker: re-read the replica's container (and restart it by policy). */
+  onEvent(event: ContainerEvent): void {
+    const workload = event.attributes["persys.workload"];
+    const index = Number(event.attributes["persys.replica"]);
+    if (workload === undefined || !Number.isInteger(index)) return;
+    const e = this.o.find(workload, index);
+    if (!e || e.desired.desired === "deleted" || e.desired.kind !== "container") return;
+    if (e.observed.containerId && e.observed.containerId !== event.id) return;
+    this.o.enqueue(e, () => this.onContainerEvent(e, event.action));
   }
 
   /**
@@ -73,7 +74,7 @@ export class ReplicaConverger {
    * restart policy says.
    */
   async converge(e: ReplicaEntry, mode: "apply" | "adopt"): Promise<void> {
-    const d = e.desired;
+    const d = containerReplica(e.desired);
     if (d.desired === "deleted") return this.teardown(e);
     e.cancelRestart();
     const action = this.o.actions.begin("apply", d.id);
@@ -127,7 +128,7 @@ export class ReplicaConverger {
   }
 
   /** Pulls the image when absent (counted by outcome). */
-  private async pull(d: DesiredReplica): Promise<string> {
+  private async pull(d: ContainerReplica): Promise<string> {
     try {
       const outcome = await this.o.runtime.ensureImage(d.spec.image);
       if (outcome === "pulled") this.o.metrics?.pulls.inc({ result: "pulled" });
@@ -147,7 +148,7 @@ export class ReplicaConverger {
    * when another agent on the same Docker (or a person) holds it, the container is named
    * `<replica>.<node id>` instead.
    */
-  private async create(d: DesiredReplica): Promise<string> {
+  private async create(d: ContainerReplica): Promise<string> {
     let name = d.id;
     let pulled = false;
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -249,7 +250,7 @@ export class ReplicaConverger {
   scheduleRestart(e: ReplicaEntry, c: ContainerSnapshot): void {
     if (e.restartTimer || c.running || c.restarting || c.status === "removing" || c.status === "dead") return;
     if (e.lastError) return;
-    const d = e.desired;
+    const d = containerReplica(e.desired);
     const ranFor = c.startedAt && c.finishedAt ? c.finishedAt.getTime() - c.startedAt.getTime() : 0;
     const decision = restartDecision({
       mode: d.spec.restart.mode,
@@ -313,7 +314,7 @@ export class ReplicaConverger {
    */
   async teardown(e: ReplicaEntry, attempt = 0): Promise<void> {
     e.cancelRestart();
-    const d = e.desired;
+    const d = containerReplica(e.desired);
     const action = this.o.actions.begin("delete", d.id);
     action.start();
     try {
@@ -333,7 +334,7 @@ export class ReplicaConverger {
       action.done();
       if (e.desired.desired !== "deleted") return; // applied again meanwhile: its converge is queued next
       this.o.store.delete(d.id);
-      this.o.onGone(e);
+      this.o.gone(e);
     } catch (error) {
       const failure = classifyDockerError(error, "remove", { socket: this.o.runtime.socket });
       this.o.metrics?.deletes.inc({ result: "error" });
@@ -353,5 +354,3 @@ export class ReplicaConverger {
     }
   }
 }
-
-type ObservedReplicaReason = ObservedReason & { readonly nextRetryAt?: Date };

@@ -2,33 +2,32 @@ import { agent, type control, PersysError } from "@persys/schema";
 import type Docker from "dockerode";
 import type { Logger } from "pino";
 import type { AgentMetrics, ReplicaSample } from "../metrics/agent-metrics.js";
-import type { LogRotation } from "../runtimes/docker/container-options.js";
-import type { ObservedReason } from "../runtimes/docker/container-state.js";
-import type { ContainerEvent } from "../runtimes/docker/docker-events.js";
-import type { DockerRuntime } from "../runtimes/docker/docker-runtime.js";
+import type { ReplicaStateName } from "../runtimes/docker/container-state.js";
 import type { ReplicaStore } from "../state/replica-store.js";
 import type { ActionLog } from "./action-log.js";
 import { type DesiredReplica, desiredReplicaFromRequest } from "./desired-replica.js";
-import { ReplicaConverger } from "./replica-converger.js";
+import type {
+  ObservedReplicaReason,
+  ReplicaDriver,
+  ReplicaDriverContext,
+  ReplicaDriverFactory,
+  ReplicaKind,
+} from "./replica-driver.js";
 import { ReplicaEntry } from "./replica-entry.js";
 import { agentWorkloadStatus, goUsage, goWorkloadStatus, type ReplicaIdentity, replicaReport } from "./replica-wire.js";
 
 export interface ReplicaManagerOptions {
   readonly nodeId: string;
-  readonly runtime: DockerRuntime;
   readonly store: ReplicaStore;
   readonly actions: ActionLog;
   readonly logger: Logger;
   /** Host address reported for ports published on every address. */
   readonly nodeAddress: string;
-  /** Undefined while the runtime is ready; else why not (applies are refused with it). */
-  readonly runtimeNotReady: () => ObservedReason | undefined;
+  /** One driver per workload kind this node runs; a kind without one is refused (RUNTIME_UNAVAILABLE). */
+  readonly drivers: readonly ReplicaDriverFactory[];
   /** A replica's reported state changed: report soon. */
   readonly onChange: () => void;
-  /** A runtime call found Docker unreachable: probe it now. */
-  readonly onRuntimeError: () => void;
   readonly metrics?: AgentMetrics | undefined;
-  readonly logs?: LogRotation | undefined;
   readonly clock?: () => number;
 }
 
@@ -39,37 +38,78 @@ function meets(state: string, desired: DesiredReplica["desired"]): boolean {
 }
 
 /**
- * The replicas of this node: desired state durably in the store, observed state from Docker.
- * Apply validates the request and records the desired replica before answering; the runtime work
+ * The replicas of this node: desired state durably in the store, observed state from the runtime
+ * driver of each replica's kind (container, vm, ...). Apply validates the request and records the desired replica before answering; the runtime work
  * then runs on the replica's own queue and its outcome is reported through heartbeats (`onChange`
  * asks for one at every change). Idempotent by revision: the same revision and state is a no-op, a
  * desired-state change only starts or stops, a new revision (or re-applying a failed replica)
- * recreates the container. On start it adopts the containers already running for stored replicas.
+ * recreates the runtime object. On start it adopts the runtime objects already running for stored
+ * replicas.
  */
 export class ReplicaManager {
   private readonly entries = new Map<string, ReplicaEntry>();
   private readonly byReplica = new Map<string, string>();
-  private readonly converger: ReplicaConverger;
+  private readonly drivers = new Map<ReplicaKind, ReplicaDriver>();
   private readonly clock: () => number;
 
   constructor(private readonly o: ReplicaManagerOptions) {
     this.clock = o.clock ?? Date.now;
-    this.converger = new ReplicaConverger({
+    const ctx: ReplicaDriverContext = {
       nodeId: o.nodeId,
-      runtime: o.runtime,
       store: o.store,
       actions: o.actions,
       logger: o.logger,
       metrics: o.metrics,
-      logs: o.logs,
-      onChange: () => o.onChange(),
-      onGone: (e) => this.forget(e),
-      onRuntimeError: o.onRuntimeError,
       clock: this.clock,
-    });
+      set: (e, state, reason) => this.set(e, state, reason),
+      gone: (e) => this.forget(e),
+      find: (workloadId, index) => {
+        const id = this.byReplica.get(key(workloadId, index));
+        return id ? this.entries.get(id) : undefined;
+      },
+      enqueue: (e, work) => {
+        void e.enqueue(work, (error) => this.onError(e, error));
+      },
+    };
+    for (const factory of o.drivers) {
+      const driver = factory(ctx);
+      this.drivers.set(driver.kind, driver);
+    }
   }
 
-  /** Loads the stored replicas and adopts their containers (no recreate at the same revision). */
+  /** The workload kinds this node has a driver for. */
+  get kinds(): ReplicaKind[] {
+    return [...this.drivers.keys()];
+  }
+
+  /** Records a state and reason; reports when anything the control plane reads changed. */
+  private set(e: ReplicaEntry, state: ReplicaStateName, reason?: ObservedReplicaReason): void {
+    const o = e.observed;
+    if (o.state !== state) o.lastTransitionAt = new Date(this.clock());
+    o.state = state;
+    if (reason) o.reason = reason;
+    else delete o.reason;
+    const fingerprint = JSON.stringify([
+      state,
+      reason?.code,
+      reason?.message,
+      o.observedRevision,
+      o.restartCount,
+      o.containerId,
+      o.ports,
+      o.vm,
+    ]);
+    if (fingerprint !== e.reported) {
+      e.reported = fingerprint;
+      this.o.onChange();
+    }
+  }
+
+  /**
+   * Loads the stored replicas and adopts their runtime objects (no recreate at the same revision).
+   * A stored replica of a kind this node has no driver for (its runtime was disabled) stays FAILED
+   * with RUNTIME_UNAVAILABLE until it is deleted or the runtime comes back.
+   */
   start(): void {
     for (const stored of this.o.store.all()) {
       const e = new ReplicaEntry(stored.replica, new Date(this.clock()), stored.agentRestarts);
@@ -79,15 +119,32 @@ export class ReplicaManager {
     this.resync();
   }
 
-  /** Re-reads every replica from Docker and converges it in adopt mode (after a reconnect). */
-  resync(): void {
+  /**
+   * Re-reads the replicas (of one kind, or all) from their runtime and converges them in adopt mode
+   * (after a runtime reconnect).
+   */
+  resync(kind?: ReplicaKind): void {
     for (const e of this.entries.values()) {
+      if (kind !== undefined && e.desired.kind !== kind) continue;
       if (e.busy && e.desired.desired !== "deleted") continue;
+      const driver = this.drivers.get(e.desired.kind);
+      if (!driver) {
+        this.set(e, e.desired.desired === "deleted" ? "DELETING" : "FAILED", this.noDriver(e.desired));
+        continue;
+      }
       void e.enqueue(
-        () => this.converger.converge(e, "adopt"),
+        () => driver.converge(e, "adopt"),
         (error) => this.onError(e, error),
       );
     }
+  }
+
+  private noDriver(d: Pick<DesiredReplica, "id" | "kind">): ObservedReplicaReason {
+    return {
+      code: "RUNTIME_UNAVAILABLE",
+      message: `this node has no ${d.kind} runtime enabled (replica ${d.id}); it runs ${this.kinds.join(", ") || "no workloads"}`,
+      retryable: false,
+    };
   }
 
   private track(e: ReplicaEntry): void {
@@ -114,9 +171,13 @@ export class ReplicaManager {
     } catch (error) {
       return this.rejected(request, error, "invalid request");
     }
-    const notReady = this.o.runtimeNotReady();
+    const driver = this.drivers.get(d.kind);
+    if (!driver) {
+      const r = this.noDriver(d);
+      return this.rejected(request, new PersysError(r.code, r.message, { retryable: false }), "runtime unavailable");
+    }
+    const notReady = driver.notReady();
     if (notReady) {
-      this.o.onRuntimeError();
       return this.rejected(request, new PersysError("RUNTIME_UNAVAILABLE", notReady.message), "runtime unavailable");
     }
     const existing = this.entries.get(d.id);
@@ -150,10 +211,10 @@ export class ReplicaManager {
     entry.appliedAt = this.clock();
     entry.cancelRestart();
     if (entry.observed.observedRevision !== d.revision) entry.observed.observedRevision = d.revision;
-    this.converger.set(entry, d.desired === "stopped" ? "STOPPING" : "STARTING");
+    this.set(entry, d.desired === "stopped" ? "STOPPING" : "STARTING");
     this.o.metrics?.applies.inc({ result: "applied" });
     void entry.enqueue(
-      () => this.converger.converge(entry, "apply"),
+      () => driver.converge(entry, "apply"),
       (error) => this.onError(entry, error),
     );
     return {
@@ -215,28 +276,19 @@ export class ReplicaManager {
         return { success: false, message: `cannot record the deletion: ${(error as Error).message}` };
       }
       e.cancelRestart();
-      this.converger.set(e, "DELETING");
+      this.set(e, "DELETING");
+      const driver = this.drivers.get(e.desired.kind);
       void e.enqueue(
-        () => this.converger.teardown(e),
+        async () => {
+          if (driver) return driver.teardown(e);
+          // No runtime for it here (disabled): nothing this agent could remove.
+          this.o.store.delete(e.desired.id);
+          this.forget(e);
+        },
         (error) => this.onError(e, error),
       );
     }
     return { success: true, message: `deleting ${targets.map((e) => e.desired.id).join(", ")}` };
-  }
-
-  /** A container event from Docker: re-read the replica's container (and restart it by policy). */
-  onEvent(event: ContainerEvent): void {
-    const workload = event.attributes["persys.workload"];
-    const index = Number(event.attributes["persys.replica"]);
-    if (workload === undefined || !Number.isInteger(index)) return;
-    const id = this.byReplica.get(key(workload, index));
-    const e = id ? this.entries.get(id) : undefined;
-    if (!e || e.desired.desired === "deleted") return;
-    if (e.observed.containerId && e.observed.containerId !== event.id) return;
-    void e.enqueue(
-      () => this.converger.onContainerEvent(e, event.action),
-      (error) => this.onError(e, error),
-    );
   }
 
   /** The agent WorkloadStatus of a replica by id (or the lowest replica of a workload id). */
@@ -327,9 +379,10 @@ export class ReplicaManager {
     await Promise.all([...this.entries.values()].map((e) => e.idle()));
   }
 
-  /** Cancels timers and waits for runtime work in flight. */
+  /** Cancels timers, waits for runtime work in flight, then closes the drivers. */
   async close(): Promise<void> {
     for (const e of this.entries.values()) e.cancelRestart();
     await this.idle();
+    for (const driver of this.drivers.values()) await driver.close?.();
   }
 }

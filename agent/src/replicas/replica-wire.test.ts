@@ -67,6 +67,8 @@ describe("replica wire forms", () => {
       cpuMillicoresUsed: 120,
       memoryBytesUsed: 5_000_000,
       runtimeId: "abc123",
+      services: [],
+      sourceCommit: "",
     });
   });
 

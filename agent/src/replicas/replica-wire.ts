@@ -2,7 +2,20 @@ import { agent, api, control, type ErrorCode } from "@persys/schema";
 import type { ContainerSnapshot, ObservedReason, ReplicaStateName } from "../runtimes/docker/container-state.js";
 import type { DesiredReplica } from "./desired-replica.js";
 
-/** What the agent last saw of a replica (in memory; rebuilt from Docker after a restart). */
+/** What the VM driver last saw of a VM replica's domain. */
+export interface ObservedVm {
+  /** libvirt domain name and UUID. */
+  readonly domain: string;
+  readonly uuid: string;
+  /** Where the serial console is written (served by the logs API). */
+  readonly consoleLog: string;
+  /** One per NIC, in spec order: MAC as defined, IPv4/IPv6 addresses as the DHCP leases say. */
+  readonly interfaces: readonly { readonly network: string; readonly mac: string; readonly ips: readonly string[] }[];
+  /** The accelerator the domain runs under. */
+  readonly accel: "kvm" | "tcg";
+}
+
+/** What the agent last saw of a replica (in memory; rebuilt from the runtime after a restart). */
 export interface ObservedReplica {
   state: ReplicaStateName;
   reason?: ObservedReason & { readonly nextRetryAt?: Date };
@@ -14,6 +27,10 @@ export interface ObservedReplica {
   startedAt?: Date;
   lastTransitionAt: Date;
   ports: ContainerSnapshot["ports"];
+  /** VM replicas only. */
+  vm?: ObservedVm;
+  /** Compose replicas only: per-service status and the git commit deployed. */
+  compose?: { services: api.ComposeServiceStatus[]; sourceCommit: string };
   cpuMillicores: number;
   memoryBytes: number;
   usageAt?: Date;
@@ -24,7 +41,16 @@ export interface ObservedReplica {
 export type ReplicaIdentity = Pick<
   DesiredReplica,
   "id" | "workloadId" | "index" | "generation" | "revision" | "desired"
->;
+> &
+  Partial<Pick<DesiredReplica, "kind">>;
+
+const agentTypes: Record<DesiredReplica["kind"], agent.WorkloadType> = {
+  container: agent.WorkloadType.WORKLOAD_TYPE_CONTAINER,
+  vm: agent.WorkloadType.WORKLOAD_TYPE_VM,
+  compose: agent.WorkloadType.WORKLOAD_TYPE_COMPOSE,
+};
+
+const usageSources: Record<DesiredReplica["kind"], string> = { container: "docker", vm: "libvirt", compose: "docker" };
 
 const replicaStates: Record<ReplicaStateName, api.ReplicaState> = {
   STARTING: api.ReplicaState.REPLICA_STATE_STARTING,
@@ -63,17 +89,30 @@ const goFailures: Partial<Record<ErrorCode, control.FailureReason>> = {
   VM_BOOT_FAILED: control.FailureReason.VM_BOOT_FAILED,
 };
 
-/** Where a replica can be reached: its published ports on this node. */
+/** Where a replica can be reached: its published ports on this node, a VM's addresses. */
 export function endpointsOf(o: ObservedReplica, nodeAddress: string): api.Endpoint[] {
   if (o.state !== "RUNNING" && o.state !== "STARTING") return [];
-  return o.ports.map((p) => ({
-    kind: api.EndpointKind.ENDPOINT_KIND_PUBLISHED_PORT,
-    address: p.hostIp && p.hostIp !== "0.0.0.0" && p.hostIp !== "::" ? p.hostIp : nodeAddress,
-    port: p.hostPort,
-    targetPort: p.containerPort,
-    protocol: p.protocol === "udp" ? api.Protocol.PROTOCOL_UDP : api.Protocol.PROTOCOL_TCP,
-    network: "",
-  }));
+  const vm = (o.vm?.interfaces ?? []).flatMap((i) =>
+    i.ips.map((ip) => ({
+      kind: api.EndpointKind.ENDPOINT_KIND_VM_ADDRESS,
+      address: ip,
+      port: 0,
+      targetPort: 0,
+      protocol: api.Protocol.PROTOCOL_UNSPECIFIED,
+      network: i.network,
+    })),
+  );
+  return [
+    ...vm,
+    ...o.ports.map((p) => ({
+      kind: api.EndpointKind.ENDPOINT_KIND_PUBLISHED_PORT,
+      address: p.hostIp && p.hostIp !== "0.0.0.0" && p.hostIp !== "::" ? p.hostIp : nodeAddress,
+      port: p.hostPort,
+      targetPort: p.containerPort,
+      protocol: p.protocol === "udp" ? api.Protocol.PROTOCOL_UDP : api.Protocol.PROTOCOL_TCP,
+      network: "",
+    })),
+  ];
 }
 
 function apiReason(o: ObservedReplica): api.Reason | undefined {
@@ -104,7 +143,9 @@ export function replicaReport(d: ReplicaIdentity, o: ObservedReplica, nodeAddres
     lastTransitionAt: o.lastTransitionAt,
     cpuMillicoresUsed: o.state === "RUNNING" ? o.cpuMillicores : 0,
     memoryBytesUsed: o.state === "RUNNING" ? o.memoryBytes : 0,
-    runtimeId: o.containerId ?? "",
+    runtimeId: o.containerId ?? o.vm?.uuid ?? "",
+    services: o.compose?.services ?? [],
+    sourceCommit: o.compose?.sourceCommit ?? "",
   };
 }
 
@@ -148,7 +189,7 @@ export function goWorkloadStatus(d: ReplicaIdentity, o: ObservedReplica): contro
 export function goUsage(d: ReplicaIdentity, o: ObservedReplica): control.WorkloadUsageSnapshot {
   return {
     workloadId: d.id,
-    type: "container",
+    type: d.kind ?? "container",
     cpuPercent: o.cpuMillicores / 10,
     memoryBytes: o.memoryBytes,
     diskReadBytes: 0,
@@ -156,7 +197,7 @@ export function goUsage(d: ReplicaIdentity, o: ObservedReplica): control.Workloa
     netRxBytes: 0,
     netTxBytes: 0,
     collectedAt: o.usageAt,
-    source: "docker",
+    source: usageSources[d.kind ?? "container"],
   };
 }
 
@@ -171,6 +212,16 @@ export function agentWorkloadStatus(d: ReplicaIdentity, o: ObservedReplica, node
     restart_count: String(o.restartCount),
   };
   if (o.containerId) metadata["container.id"] = o.containerId;
+  if (o.vm) {
+    metadata["vm.domain"] = o.vm.domain;
+    metadata["vm.uuid"] = o.vm.uuid;
+    metadata["vm.accel"] = o.vm.accel;
+    o.vm.interfaces.forEach((i, n) => {
+      metadata[`vm.nic${n}.mac`] = i.mac;
+      if (i.ips.length > 0) metadata[`vm.nic${n}.ips`] = i.ips.join(",");
+    });
+  }
+  const type = agentTypes[d.kind ?? "container"];
   if (o.reason) {
     metadata.failure_reason = o.reason.code;
     metadata.failure_message = o.reason.message;
@@ -180,7 +231,7 @@ export function agentWorkloadStatus(d: ReplicaIdentity, o: ObservedReplica, node
   }
   return {
     id: d.id,
-    type: agent.WorkloadType.WORKLOAD_TYPE_CONTAINER,
+    type,
     revisionId: d.revision,
     desiredState:
       d.desired === "stopped" ? agent.DesiredState.DESIRED_STATE_STOPPED : agent.DesiredState.DESIRED_STATE_RUNNING,
@@ -193,7 +244,7 @@ export function agentWorkloadStatus(d: ReplicaIdentity, o: ObservedReplica, node
       o.state === "RUNNING"
         ? {
             workloadId: d.id,
-            type: agent.WorkloadType.WORKLOAD_TYPE_CONTAINER,
+            type,
             cpuPercent: o.cpuMillicores / 10,
             memoryBytes: o.memoryBytes,
             diskReadBytes: 0,
@@ -201,7 +252,7 @@ export function agentWorkloadStatus(d: ReplicaIdentity, o: ObservedReplica, node
             netRxBytes: 0,
             netTxBytes: 0,
             collectedAt: seconds(o.usageAt),
-            source: "docker",
+            source: usageSources[d.kind ?? "container"],
           }
         : undefined,
     persys: replicaReport(d, o, nodeAddress),

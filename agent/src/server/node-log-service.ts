@@ -3,13 +3,19 @@ import { api, PersysError, toGrpcStatus } from "@persys/schema";
 import { classifyDockerError, isNotFound } from "../runtimes/docker/docker-errors.js";
 import type { DockerRuntime } from "../runtimes/docker/docker-runtime.js";
 import { LogDemuxer, type LogLine } from "../runtimes/docker/log-lines.js";
+import { consoleLines } from "../runtimes/vm/console-log.js";
 import { checkNode } from "./agent-service.js";
 
 export interface NodeLogServiceParts {
   readonly nodeId: string;
   readonly runtime: DockerRuntime;
-  /** The replica's container id and index by its name, or undefined when it is not on this node. */
-  readonly lookup: (replicaName: string) => { containerId: string; index: number } | undefined;
+  /**
+   * Where a replica's output is, by its name: its container, or (VM replicas) its serial console
+   * log; undefined when it is not on this node.
+   */
+  readonly lookup: (
+    replicaName: string,
+  ) => { containerId: string; index: number } | { consoleLog: string; index: number } | undefined;
 }
 
 /** Lines per message at most (a long tail arrives in several batches). */
@@ -52,6 +58,7 @@ async function serve(p: NodeLogServiceParts, call: Call): Promise<void> {
   if (!target) throw new PersysError("NOT_FOUND", `replica ${req.replicaName} is not on node ${p.nodeId}`);
   const abort = new AbortController();
   call.on("cancelled", () => abort.abort());
+  if ("consoleLog" in target) return serveConsole(p, call, target, abort.signal);
   const since = req.since?.getTime();
   let docker: Awaited<ReturnType<DockerRuntime["logs"]>>;
   try {
@@ -85,4 +92,31 @@ async function serve(p: NodeLogServiceParts, call: Call): Promise<void> {
   if (call.cancelled) return;
   send(demux.end());
   call.end();
+}
+
+/**
+ * A VM replica's serial console: its lines as stdout (the console has no timestamps, so `since`
+ * does not filter), the last `tail_lines` of it, then with `follow` what the guest writes next.
+ */
+async function serveConsole(
+  p: NodeLogServiceParts,
+  call: Call,
+  target: { consoleLog: string; index: number },
+  signal: AbortSignal,
+): Promise<void> {
+  const req = call.request;
+  const lines = consoleLines(target.consoleLog, {
+    follow: req.follow,
+    ...(req.tailLines !== undefined ? { tail: Math.max(0, req.tailLines) } : {}),
+    signal,
+  });
+  for await (const batch of lines) {
+    for (let i = 0; i < batch.length; i += BATCH) {
+      const messages = batch
+        .slice(i, i + BATCH)
+        .map((line) => toMessage({ stream: "stdout", line }, target.index, p.nodeId));
+      if (!call.write({ lines: messages })) await new Promise((resolve) => call.once("drain", resolve));
+    }
+  }
+  if (!call.cancelled) call.end();
 }

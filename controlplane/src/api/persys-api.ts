@@ -44,6 +44,23 @@ export interface PersysApi {
 
   listEvents(request: api.ListEventsRequest, ctx: CallContext): Promise<api.ListEventsResponse>;
   watchEvents(request: api.WatchEventsRequest, ctx: CallContext): AsyncIterable<api.WatchEventsResponse>;
+
+  /** Intelligence (reads only; see docs/intelligence.md). NOT_FOUND for an unknown workload. */
+  diagnoseWorkload(request: api.DiagnoseWorkloadRequest, ctx: CallContext): Promise<api.DiagnoseWorkloadResponse>;
+  /** NOT_FOUND for an unknown node. */
+  getForecast(request: api.GetForecastRequest, ctx: CallContext): Promise<api.GetForecastResponse>;
+  listRecommendations(
+    request: api.ListRecommendationsRequest,
+    ctx: CallContext,
+  ): Promise<api.ListRecommendationsResponse>;
+  ask(request: api.AskRequest, ctx: CallContext): Promise<api.AskResponse>;
+
+  /** Automation (see docs/automation.md): policies, their audit trail and manual approvals. */
+  applyPolicy(request: api.ApplyPolicyRequest, ctx: CallContext): Promise<api.ApplyPolicyResponse>;
+  listPolicies(request: api.ListPoliciesRequest, ctx: CallContext): Promise<api.ListPoliciesResponse>;
+  deletePolicy(request: api.DeletePolicyRequest, ctx: CallContext): Promise<api.DeletePolicyResponse>;
+  listAuditRecords(request: api.ListAuditRecordsRequest, ctx: CallContext): Promise<api.ListAuditRecordsResponse>;
+  approveAction(request: api.ApproveActionRequest, ctx: CallContext): Promise<api.ApproveActionResponse>;
 }
 
 /**

@@ -4,6 +4,8 @@ import type { EventStore, StoredEvent } from "../events/event-store.js";
 /** Event types the control plane records; history lives in the event store, never in etcd. */
 export type ClusterEventType =
   | "WorkloadApplied"
+  /** An inline compose file uses keys Persys ignores (docs/compose.md, "Unsupported keys"). */
+  | "ComposeKeysIgnored"
   | "WorkloadDeleted"
   | "ReplicaPlaced"
   | "ReplicaUnschedulable"

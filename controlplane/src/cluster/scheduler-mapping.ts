@@ -7,6 +7,7 @@ import type {
   SchedulerNode,
   WorkloadKind,
 } from "../scheduler/index.js";
+import { composeHostPorts, stackDiagnosisPrefix } from "./compose-workload.js";
 import { descriptionOf, type NodeRecord } from "./records.js";
 
 const kinds: Record<number, WorkloadKind> = {
@@ -106,7 +107,7 @@ export function placementRequest(workload: api.Workload): PlacementRequest {
             port: p.hostPort,
             protocol: p.protocol === api.Protocol.PROTOCOL_UDP ? ("udp" as const) : ("tcp" as const),
           }))
-      : [];
+      : composeHostPorts(workload);
   return {
     workloadId: workload.id,
     kind: kindName(workload.kind),
@@ -149,8 +150,11 @@ const dimensionOf: Record<string, api.ResourceDimension> = {
   disk: api.ResourceDimension.RESOURCE_DIMENSION_DISK,
 };
 
-/** The API form of an engine diagnosis. */
-export function apiDiagnosis(d: PlacementDiagnosis): api.PlacementDiagnosis {
+/**
+ * The API form of an engine diagnosis. With the workload, a compose stack's message says that the
+ * stack is placed whole on one node and what it needs (see `stackDiagnosisPrefix`).
+ */
+export function apiDiagnosis(d: PlacementDiagnosis, workload?: api.Workload): api.PlacementDiagnosis {
   return {
     nodesEvaluated: d.nodesEvaluated,
     feasibleNodes: d.feasibleNodes,
@@ -173,7 +177,7 @@ export function apiDiagnosis(d: PlacementDiagnosis): api.PlacementDiagnosis {
       scores: c.scores.map((s) => ({ plugin: s.plugin, score: s.score, weight: s.weight })),
     })),
     winnerNodeId: d.winner ?? "",
-    message: d.message,
+    message: (workload ? stackDiagnosisPrefix(workload) : "") + d.message,
     decidedAt: new Date(d.decidedAt),
   };
 }

@@ -91,6 +91,26 @@ export const serverConfigSchema = z
       })
       .strict()
       .default({ concurrency: 64, pushConcurrency: 256, resyncSeconds: 30 }),
+    intelligence: z
+      .object({
+        /** Resolution of the usage and reservation series forecasts read (ms between points per series). */
+        sampleIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
+        /** Base URL of an OpenAI-compatible endpoint that may reword answers of Ask (none: the rules' wording). */
+        modelUrl: url.optional(),
+        /** Model name sent to that endpoint. */
+        modelName: z.string().min(1).default("gpt-4o-mini"),
+        /** Bearer token for that endpoint (prefer the environment variable). */
+        modelApiKey: z.string().min(1).optional(),
+      })
+      .strict()
+      .default({ sampleIntervalMs: 10_000, modelName: "gpt-4o-mini" }),
+    automation: z
+      .object({
+        /** How often the leader evaluates every policy (ms). */
+        evaluateIntervalMs: z.number().int().min(100).max(3_600_000).default(15_000),
+      })
+      .strict()
+      .default({ evaluateIntervalMs: 15_000 }),
     log: z
       .object({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") })
       .strict()

@@ -88,7 +88,7 @@ export class WorkloadReconciler {
     for (const index of missing) {
       if (view.snapshot.placementOf(workload.id, index) !== undefined) view.release(workload.id, index);
       const decision = view.engine.placeReplica(compiled, index);
-      const diagnosis = apiDiagnosis(decision.diagnosis);
+      const diagnosis = apiDiagnosis(decision.diagnosis, workload);
       if (decision.nodeId) {
         view.pending.resolve(workload.id, index);
         placed.push({ index, nodeId: decision.nodeId, diagnosis });

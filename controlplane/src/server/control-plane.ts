@@ -4,6 +4,10 @@ import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { PersysApi, ServerHealth } from "../api/persys-api.js";
+import { AuditTrail } from "../automation/audit-trail.js";
+import { AutomationEngine, type AutomationEngineOptions } from "../automation/automation-engine.js";
+import { AutomationService } from "../automation/automation-service.js";
+import { PolicyStore } from "../automation/policy-store.js";
 import { ClusterState } from "../cluster/cluster-state.js";
 import { EventRecorder } from "../cluster/event-recorder.js";
 import { ClusterKeys } from "../cluster/keys.js";
@@ -11,6 +15,8 @@ import { AgentControlService } from "../compat/agent-control-service.js";
 import type { ServerConfig } from "../config/server-config.js";
 import type { EventStore } from "../events/event-store.js";
 import { openEventStore } from "../events/open-event-store.js";
+import { IntelligenceService } from "../intelligence/intelligence-service.js";
+import { ReservationSampler } from "../intelligence/reservation-sampler.js";
 import { LeaderElection, type LeaderTerm } from "../leader/leader-election.js";
 import { NodeRegistry } from "../nodes/node-registry.js";
 import { NodeService } from "../nodes/node-service.js";
@@ -112,7 +118,7 @@ export class ControlPlane {
     const state = new ClusterState(store, keys);
     await state.start((error) => logger.error({ err: error.toBody() }, "state watch ended"));
     const recorder = new EventRecorder(eventStore, (error) => logger.debug({ err: String(error) }, "event dropped"));
-    const usage = new UsageRecorder(eventStore);
+    const usage = new UsageRecorder(eventStore, config.intelligence.sampleIntervalMs);
     const view = new SchedulingView(state, usage, { strategy: config.scheduler.strategy });
     view.start();
     const registry = new NodeRegistry({
@@ -126,6 +132,20 @@ export class ControlPlane {
     const workloads = new WorkloadService({ store, state, keys, view, events: recorder });
     const nodes = new NodeService({ state, registry, usage, view });
     const pool = new AgentPool();
+    const sampler = new ReservationSampler(state, eventStore, config.intelligence.sampleIntervalMs);
+    const sources = { state, nodes, workloads, events: eventStore, now: Date.now };
+    const policies = new PolicyStore(store, keys.prefix);
+    const audit = new AuditTrail(eventStore);
+    const intelligence = new IntelligenceService(
+      sources,
+      config.intelligence.modelUrl
+        ? {
+            url: config.intelligence.modelUrl,
+            model: config.intelligence.modelName,
+            ...(config.intelligence.modelApiKey ? { apiKey: config.intelligence.modelApiKey } : {}),
+          }
+        : undefined,
+    );
     let self: ControlPlane | undefined;
     const election = new LeaderElection(store, {
       key: keys.leader,
@@ -135,12 +155,14 @@ export class ControlPlane {
       onDeposed: (term, reason) => self?.stepDown(term, reason),
       onRetry: (error) => logger.warn({ err: String(error) }, "leader campaign failed; retrying"),
     });
-    const apiImpl = new ControlPlaneApi({
+    const apiImpl: ControlPlaneApi = new ControlPlaneApi({
       state,
       workloads,
       nodes,
       events: new EventService(eventStore),
       watch: new WorkloadWatch(state),
+      intelligence,
+      automation: new AutomationService(policies, audit, (): PersysApi => apiImpl, id),
       logs: replicaLogs({ state, pool }),
       leaderId: () => state.leaderId,
       version: PERSYS_VERSION,
@@ -160,6 +182,8 @@ export class ControlPlane {
       new AgentControlService(registry, workloads, nodes),
     );
     self.offHealth = offHealth;
+    self.sampler = sampler;
+    self.automationParts = { policies, audit, sources };
     const cp = self;
     if (options.metrics) {
       registerCoreMetrics(options.metrics, {
@@ -175,6 +199,11 @@ export class ControlPlane {
   }
 
   private offHealth: () => void = () => {};
+  /** Samples reservations per node into series while this server leads (forecasts read them). */
+  private sampler: ReservationSampler | undefined;
+  /** Policies are evaluated and acted on while this server leads. */
+  private automationParts!: Pick<AutomationEngineOptions, "policies" | "audit" | "sources">;
+  private automation: AutomationEngine | undefined;
   private timing!: { lostAfterMs: number; resyncMs: number | undefined; config: ServerConfig };
 
   get isLeader(): boolean {
@@ -213,6 +242,15 @@ export class ControlPlane {
       logger: this.logger,
     });
     this.reconciler.start();
+    this.sampler?.start();
+    this.automation = new AutomationEngine({
+      ...this.automationParts,
+      core: this.api,
+      intervalMs: this.timing.config.automation.evaluateIntervalMs,
+      serverId: this.id,
+      logger: this.logger,
+    });
+    this.automation.start();
   }
 
   private stepDown(term: LeaderTerm, reason: string): void {
@@ -221,11 +259,16 @@ export class ControlPlane {
     this.term = undefined;
     const reconciler = this.reconciler;
     this.reconciler = undefined;
+    this.sampler?.stop();
+    void this.automation?.stop();
+    this.automation = undefined;
     void reconciler?.stop();
   }
 
   /** Resigns leadership and releases everything. */
   async close(): Promise<void> {
+    this.sampler?.stop();
+    await this.automation?.stop();
     await this.election.stop();
     await this.reconciler?.stop();
     this.view.stop();

@@ -1,6 +1,8 @@
 import { type api, PersysError } from "@persys/schema";
 import type { CallContext, PersysApi } from "../api/persys-api.js";
+import type { AutomationService } from "../automation/automation-service.js";
 import type { ClusterState } from "../cluster/cluster-state.js";
+import type { IntelligenceService } from "../intelligence/intelligence-service.js";
 import type { NodeService } from "../nodes/node-service.js";
 import type { WorkloadService } from "../workloads/workload-service.js";
 import { clusterSummary } from "./cluster-summary.js";
@@ -13,6 +15,8 @@ export interface ControlPlaneApiParts {
   readonly nodes: NodeService;
   readonly events: EventService;
   readonly watch: WorkloadWatch;
+  readonly intelligence: IntelligenceService;
+  readonly automation: AutomationService;
   readonly logs?: (
     request: api.StreamWorkloadLogsRequest,
     signal: AbortSignal,
@@ -91,5 +95,32 @@ export class ControlPlaneApi implements PersysApi {
   }
   watchEvents(request: api.WatchEventsRequest, ctx: CallContext) {
     return this.p.events.watch(request, ctx.signal);
+  }
+  diagnoseWorkload(request: api.DiagnoseWorkloadRequest, _ctx: CallContext) {
+    return this.p.intelligence.diagnose(request);
+  }
+  getForecast(request: api.GetForecastRequest, _ctx: CallContext) {
+    return this.p.intelligence.forecast(request);
+  }
+  listRecommendations(request: api.ListRecommendationsRequest, _ctx: CallContext) {
+    return this.p.intelligence.recommendations(request);
+  }
+  ask(request: api.AskRequest, _ctx: CallContext) {
+    return this.p.intelligence.ask(request);
+  }
+  applyPolicy(request: api.ApplyPolicyRequest, _ctx: CallContext) {
+    return this.p.automation.applyPolicy(request);
+  }
+  listPolicies(request: api.ListPoliciesRequest, _ctx: CallContext) {
+    return this.p.automation.listPolicies(request);
+  }
+  deletePolicy(request: api.DeletePolicyRequest, _ctx: CallContext) {
+    return this.p.automation.deletePolicy(request);
+  }
+  listAuditRecords(request: api.ListAuditRecordsRequest, _ctx: CallContext) {
+    return this.p.automation.listAuditRecords(request);
+  }
+  approveAction(request: api.ApproveActionRequest, ctx: CallContext) {
+    return this.p.automation.approveAction(request, ctx);
   }
 }

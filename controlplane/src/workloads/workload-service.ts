@@ -1,5 +1,6 @@
 import { api, assertValidWorkload, invalid, PersysError, withDefaults, workloadRevision } from "@persys/schema";
 import type { ClusterState, Versioned } from "../cluster/cluster-state.js";
+import { composeWarnings } from "../cluster/compose-workload.js";
 import type { EventRecorder } from "../cluster/event-recorder.js";
 import type { ClusterKeys } from "../cluster/keys.js";
 import { encodeRecord, type WorkloadRecord, workloadOf } from "../cluster/records.js";
@@ -142,6 +143,16 @@ export class WorkloadService {
           : `workload ${workload.id} created at revision ${revision}`,
         attributes: { revision, generation: String(record.generation) },
       });
+      const ignored = composeWarnings(workload);
+      if (ignored.length > 0) {
+        void this.o.events.record({
+          type: "ComposeKeysIgnored",
+          severity: "warning",
+          workloadId: workload.id,
+          message: `compose file of ${workload.id}: ${ignored.join("; ")}`,
+          attributes: { revision },
+        });
+      }
       return { workload: this.view(workload.id), changed: true, created: !existing };
     }
     throw new PersysError("CONFLICT", `workload ${workload.id} changed concurrently too often; retry`);
@@ -295,7 +306,7 @@ export class WorkloadService {
           replicaIndex: index,
           action: api.PlanAction.PLAN_ACTION_CREATE,
           nodeId: decision.nodeId ?? "",
-          diagnosis: apiDiagnosis(decision.diagnosis),
+          diagnosis: apiDiagnosis(decision.diagnosis, workload),
         });
       }
     }

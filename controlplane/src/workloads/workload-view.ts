@@ -74,6 +74,8 @@ export function replicaStatus(
     assignmentGeneration: assignment.createRevision,
     ...(placement ? { placement } : {}),
     restartCount: report?.restartCount ?? 0,
+    services: report?.services ?? [],
+    sourceCommit: report?.sourceCommit ?? "",
     ...(report?.startedAt ? { startedAt: report.startedAt } : {}),
     ...(report?.lastTransitionAt ? { lastTransitionAt: report.lastTransitionAt } : {}),
     ...(report && report.observedRevision !== expected && replicaState === S.REPLICA_STATE_RUNNING

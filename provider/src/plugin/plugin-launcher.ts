@@ -59,7 +59,7 @@ export function writePluginLauncher(options: PluginLauncherOptions): string {
   const command = [node, ...(options.nodeArgs ?? []), options.entry].map(shellQuote).join(" ");
   const script =
     "#!/bin/sh\n" +
-    `# Pulumi resource provider plugin "${name}": written by @persys/pulumi writePluginLauncher.\n` +
+    `# Pulumi resource provider plugin "${name}": written by @persys/provider writePluginLauncher.\n` +
     "# The engine passes its address and flags as arguments and reads the gRPC port from stdout.\n" +
     exports.join("") +
     `exec ${command} "$@"\n`;

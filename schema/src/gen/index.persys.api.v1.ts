@@ -11,6 +11,8 @@ export * from "./persys/api/v1/placement.js";
 export * from "./persys/api/v1/vm.js";
 export * from "./persys/api/v1/workload.js";
 export * from "./persys/api/v1/agent_report.js";
+export * from "./persys/api/v1/intelligence.js";
+export * from "./persys/api/v1/automation.js";
 export * from "./persys/api/v1/cluster_service.js";
 export * from "./persys/api/v1/event.js";
 export * from "./persys/api/v1/event_service.js";

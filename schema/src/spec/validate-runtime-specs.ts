@@ -1,3 +1,4 @@
+import { readCompose } from "../compose/compose-parser.js";
 import type { ComposeSpec } from "../gen/persys/api/v1/compose.js";
 import { type ContainerSpec, Protocol, RestartPolicyMode } from "../gen/persys/api/v1/container.js";
 import type { VmSpec } from "../gen/persys/api/v1/vm.js";
@@ -59,11 +60,26 @@ export function validateContainer(v: Violations, spec: ContainerSpec): void {
   if (spec.workingDir) checkAbsolutePath(v, spec.workingDir, "workingDir");
 }
 
-/** Checks a compose spec's source and names; the compose file itself is parsed on the agent's side. */
+/**
+ * Checks a compose spec's source and names. An inline file is parsed and validated here too (paths
+ * `compose.inlineYaml.services.<name>.<field>`); a git-sourced file can only be read on the node, so
+ * the agent validates it after fetching and reports the same errors as the replica's reason.
+ */
 export function validateCompose(v: Violations, spec: ComposeSpec): void {
   if (!spec.source) v.add("one of inlineYaml or git is required");
   else if (spec.source.$case === "inlineYaml") {
     if (!spec.source.value.trim()) v.add("must not be empty", "inlineYaml");
+    else {
+      const result = readCompose({
+        file: "inline",
+        content: spec.source.value,
+        env: spec.env,
+        profiles: spec.profiles,
+      });
+      if (!result.ok)
+        for (const bad of result.violations)
+          v.at("inlineYaml").add(`inline compose file: ${bad.reason}`, bad.path.startsWith("(") ? undefined : bad.path);
+    }
   } else {
     const git = v.at("git");
     if (!spec.source.value.repo) git.add("is required", "repo");

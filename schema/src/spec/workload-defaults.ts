@@ -1,6 +1,16 @@
+import { readCompose } from "../compose/compose-parser.js";
+import { stackResources } from "../compose/compose-resources.js";
 import { Protocol } from "../gen/persys/api/v1/container.js";
 import { Accelerator, DiskFormat } from "../gen/persys/api/v1/vm.js";
-import { DesiredState, UpdateStrategyType, type Workload, WorkloadKind } from "../gen/persys/api/v1/workload.js";
+import {
+  DesiredState,
+  type Resources,
+  UpdateStrategyType,
+  type Workload,
+  WorkloadKind,
+} from "../gen/persys/api/v1/workload.js";
+
+const isZero = (r: Resources) => r.cpuMillicores === 0 && r.memoryMib === 0 && r.diskGib === 0;
 
 const kindOfSpec = {
   container: WorkloadKind.WORKLOAD_KIND_CONTAINER,
@@ -10,7 +20,8 @@ const kindOfSpec = {
 
 /**
  * Returns a copy of the workload with defaults made explicit: kind from the spec when unset,
- * 1 replica, desired state RUNNING, rolling updates one at a time, TCP ports, qcow2 disks and an
+ * 1 replica, desired state RUNNING, for an inline compose stack with no resources the sum of its
+ * services' `deploy.resources` (see `stackResources`), rolling updates one at a time, TCP ports, qcow2 disks and an
  * automatically chosen VM accelerator. Applying defaults twice changes nothing, so the revision of
  * a spec written with or without its defaults is the same. Status is dropped (it is output only).
  */
@@ -27,6 +38,15 @@ export function withDefaults(workload: Workload): Workload {
   }
   if (copy.updateStrategy.maxUnavailable === 0) copy.updateStrategy.maxUnavailable = 1;
   const spec = copy.spec;
+  if (spec?.$case === "compose" && spec.value.source?.$case === "inlineYaml" && isZero(copy.resources)) {
+    const parsed = readCompose({
+      file: "inline",
+      content: spec.value.source.value,
+      env: spec.value.env,
+      profiles: spec.value.profiles,
+    });
+    if (parsed.ok) copy.resources = stackResources(parsed.project);
+  }
   if (spec?.$case === "container") {
     for (const port of spec.value.ports) {
       if (port.protocol === Protocol.PROTOCOL_UNSPECIFIED) port.protocol = Protocol.PROTOCOL_TCP;

@@ -7,7 +7,9 @@ import { completionCommand } from "./commands/completion-command.js";
 import { configCommand } from "./commands/config-command.js";
 import { getCommand } from "./commands/get-command.js";
 import { workloadAliases } from "./commands/go-aliases.js";
+import { intelligenceCommands } from "./commands/intelligence-commands.js";
 import { clusterCommand, metricsCommand, nodeCommand } from "./commands/node-cluster-commands.js";
+import { policyCommand } from "./commands/policy-commands.js";
 import {
   deleteCommand,
   describeCommand,
@@ -42,6 +44,7 @@ export function buildProgram(run: CliRun): Command {
     "persysctl plan -f big.yaml",
     "persysctl logs web -f",
     "persysctl node drain n1",
+    'persysctl ask "why is web pending?"',
     "persysctl --context prod cluster status",
   ]);
   program.addHelpText(
@@ -63,6 +66,8 @@ export function buildProgram(run: CliRun): Command {
     completionCommand(run, () => program),
     workloadAliases(run),
     metricsCommand(run),
+    ...intelligenceCommands(run),
+    policyCommand(run),
   ];
   const version = new Command("version").description("print the client and server versions");
   examples(version, ["persysctl version", "persysctl --version   # the client only, without a call"]);

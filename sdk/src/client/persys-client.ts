@@ -1,8 +1,10 @@
 import { Channel, type ChannelOptions, Metadata } from "@grpc/grpc-js";
 import { api } from "@persys/schema";
+import { AutomationApi } from "../automation/automation-api.js";
 import { ClusterApi } from "../cluster/cluster-api.js";
 import { type DiscoveryOptions, discoverClientOptions } from "../config/client-discovery.js";
 import { EventsApi } from "../events/events-api.js";
+import { IntelligenceApi } from "../intelligence/intelligence-api.js";
 import { NodesApi } from "../nodes/nodes-api.js";
 import { WorkloadsApi } from "../workloads/workloads-api.js";
 import { CallRunner } from "./call-runner.js";
@@ -38,6 +40,10 @@ export class PersysClient {
   readonly cluster: ClusterApi;
   /** Operational events: list and resumable watch. */
   readonly events: EventsApi;
+  /** Explanations, forecasts, recommendations and questions (reads only). */
+  readonly intelligence: IntelligenceApi;
+  /** Automation policies, their audit trail and manual approvals. */
+  readonly automation: AutomationApi;
   /** The `host:port` this client connects to. */
   readonly address: string;
 
@@ -85,6 +91,14 @@ export class PersysClient {
       }
     });
     this.nodes = new NodesApi(runner, nodeClient);
+    this.automation = new AutomationApi(
+      runner,
+      new api.AutomationServiceClient(endpoint.address, creds, clientOptions),
+    );
+    this.intelligence = new IntelligenceApi(
+      runner,
+      new api.IntelligenceServiceClient(endpoint.address, creds, clientOptions),
+    );
     this.workloads = new WorkloadsApi(runner, workloadClient, this.events);
   }
 

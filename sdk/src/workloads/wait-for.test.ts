@@ -118,6 +118,24 @@ describe("waitForWorkload", () => {
     else expect(result).toBeUndefined();
   });
 
+  it.each([
+    { target: "deleted" as const, outcome: undefined },
+    { target: "running" as const, outcome: "deleted" },
+  ])(
+    "sees a deletion that happened between the first read and the watch (waiting for $target)",
+    async ({ target, outcome }) => {
+      // The first read finds it; by the time the watch opens it is gone, so the watch shows nothing.
+      let reads = 0;
+      const d = deps(workload(S.WORKLOAD_STATE_DELETING), []);
+      d.find = async () => (reads++ === 0 ? workload(S.WORKLOAD_STATE_DELETING) : undefined);
+      const started = Date.now();
+      const result = await waitForWorkload(d, "web", target, { timeoutMs: 10_000 }).catch((e) => e);
+      if (outcome) expect(result).toMatchObject({ outcome, code: "NOT_FOUND" });
+      else expect(result).toBeUndefined();
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
+
   it("rejects with NOT_FOUND for a workload that does not exist, unless waiting for deleted", async () => {
     await expect(waitForWorkload(deps(undefined, []), "web", "running")).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(waitForWorkload(deps(undefined, []), "web", "deleted")).resolves.toBeUndefined();

@@ -23,6 +23,9 @@ export interface WaitOptions {
   readonly failFast?: boolean | undefined;
 }
 
+/** How often waitFor re-reads the workload until its watch delivered a first event. */
+const RECHECK_MS = 1_000;
+
 /** The default {@link WaitOptions.timeoutMs}. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 300_000;
 
@@ -139,16 +142,45 @@ export async function waitForWorkload(
       throw new PersysError("NOT_FOUND", `workload ${id} not found`);
     }
     if (await check(initial)) return initial;
-    for await (const event of deps.watch({ workloadId: id, signal: stop.signal })) {
-      if (event.type === "deleted") {
-        if (wanted === "deleted") return undefined;
-        throw new WaitError("deleted", "NOT_FOUND", `workload ${id} was deleted while waiting for it to be ${name}`, {
-          target: name,
-          workload: last,
-        });
+    const deleted = () => {
+      if (wanted === "deleted") return undefined;
+      throw new WaitError("deleted", "NOT_FOUND", `workload ${id} was deleted while waiting for it to be ${name}`, {
+        target: name,
+        workload: last,
+      });
+    };
+    // The watch opens with the workload's current state; one deleted between the read above and
+    // that first event would never show in it, so until the first event arrives, look again.
+    const watchStop = new AbortController();
+    const endWatch = () => watchStop.abort();
+    stop.signal.addEventListener("abort", endWatch, { once: true });
+    let gone = false;
+    let firstEvent = false;
+    const recheck = setInterval(() => {
+      if (firstEvent) return clearInterval(recheck);
+      deps.find(id, stop.signal).then(
+        (found) => {
+          if (!found && !firstEvent) {
+            gone = true;
+            watchStop.abort();
+          }
+        },
+        () => undefined, // the watch reports connection trouble itself
+      );
+    }, RECHECK_MS);
+    try {
+      for await (const event of deps.watch({ workloadId: id, signal: watchStop.signal })) {
+        firstEvent = true;
+        if (event.type === "deleted") return deleted();
+        if (await check(event.workload)) return event.workload;
       }
-      if (await check(event.workload)) return event.workload;
+    } catch (error) {
+      if (!gone || stop.signal.aborted) throw error;
+    } finally {
+      clearInterval(recheck);
+      stop.signal.removeEventListener("abort", endWatch);
     }
+    if (gone && !stop.signal.aborted) return deleted();
     if (stop.signal.aborted) throw await stopErrorValue();
     throw new PersysError("INTERNAL", "the workload watch ended unexpectedly");
   } catch (thrown) {

@@ -306,6 +306,74 @@ export class FakePersysApi implements PersysApi {
     }
     for await (const event of this.liveEvents.follow(ctx.signal)) yield { event };
   }
+
+  // Intelligence: just enough to check the transports' mapping (the real rules are tested in test/intelligence).
+  async diagnoseWorkload(
+    request: api.DiagnoseWorkloadRequest,
+    ctx: CallContext,
+  ): Promise<api.DiagnoseWorkloadResponse> {
+    this.enter("diagnoseWorkload", request, ctx);
+    const workload = this.workloads.get(request.workloadId);
+    if (!workload) throw new PersysError("NOT_FOUND", `workload ${request.workloadId} not found`);
+    return {
+      diagnosis: api.WorkloadDiagnosis.fromPartial({ workloadId: workload.id, summary: `${workload.id} is running` }),
+    };
+  }
+
+  async getForecast(request: api.GetForecastRequest, ctx: CallContext): Promise<api.GetForecastResponse> {
+    this.enter("getForecast", request, ctx);
+    return { forecasts: [], generatedAt: new Date("2025-01-02T03:04:05.000Z") };
+  }
+
+  async listRecommendations(
+    request: api.ListRecommendationsRequest,
+    ctx: CallContext,
+  ): Promise<api.ListRecommendationsResponse> {
+    this.enter("listRecommendations", request, ctx);
+    return { recommendations: [], generatedAt: new Date("2025-01-02T03:04:05.000Z") };
+  }
+
+  async ask(request: api.AskRequest, ctx: CallContext): Promise<api.AskResponse> {
+    this.enter("ask", request, ctx);
+    if (!request.question) throw new PersysError("INVALID_ARGUMENT", "question is required");
+    return api.AskResponse.fromPartial({ answer: "nothing stands in the way", intent: "summary" });
+  }
+
+  readonly policies = new Map<string, api.Policy>();
+
+  async applyPolicy(request: api.ApplyPolicyRequest, ctx: CallContext): Promise<api.ApplyPolicyResponse> {
+    this.enter("applyPolicy", request, ctx);
+    if (!request.policy?.id) throw new PersysError("INVALID_ARGUMENT", "policy.id is required");
+    const created = !this.policies.has(request.policy.id);
+    this.policies.set(request.policy.id, request.policy);
+    return { policy: request.policy, created };
+  }
+
+  async listPolicies(request: api.ListPoliciesRequest, ctx: CallContext): Promise<api.ListPoliciesResponse> {
+    this.enter("listPolicies", request, ctx);
+    return { policies: [...this.policies.values()] };
+  }
+
+  async deletePolicy(request: api.DeletePolicyRequest, ctx: CallContext): Promise<api.DeletePolicyResponse> {
+    this.enter("deletePolicy", request, ctx);
+    if (!this.policies.delete(request.policyId) && !request.allowMissing) {
+      throw new PersysError("NOT_FOUND", `policy ${request.policyId} not found`);
+    }
+    return {};
+  }
+
+  async listAuditRecords(
+    request: api.ListAuditRecordsRequest,
+    ctx: CallContext,
+  ): Promise<api.ListAuditRecordsResponse> {
+    this.enter("listAuditRecords", request, ctx);
+    return { records: [] };
+  }
+
+  async approveAction(request: api.ApproveActionRequest, ctx: CallContext): Promise<api.ApproveActionResponse> {
+    this.enter("approveAction", request, ctx);
+    throw new PersysError("NOT_FOUND", `no action awaits approval ${request.approvalId}`);
+  }
 }
 
 /** A workload as a user would write it. */

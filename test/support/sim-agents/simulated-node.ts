@@ -250,6 +250,12 @@ export class SimulatedNode extends EventEmitter<SimulatedNodeEvents> {
     this.runtime.failNextApply(matcher, failure);
   }
 
+  /** Changes the share of its request each RUNNING replica reports as used, from the next heartbeat on. */
+  setUsageFactor(factor: number): void {
+    (this.model as { usageFactor: number }).usageFactor = factor;
+    this.version++;
+  }
+
   /** Crashes a RUNNING replica (exit 137); it restarts per its restart policy after `restartDelayMs`. */
   crashReplica(
     workloadId: string,

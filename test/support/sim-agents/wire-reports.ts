@@ -140,6 +140,8 @@ export function replicaReport(r: SimReplica, model: UsageModel): api.ReplicaRepo
     cpuMillicoresUsed: used.cpuMillicores,
     memoryBytesUsed: used.memoryMiB * 1048576,
     runtimeId: r.runtimeId,
+    services: [],
+    sourceCommit: "",
   };
 }
 

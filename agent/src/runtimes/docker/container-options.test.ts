@@ -1,12 +1,12 @@
 import { agent, api } from "@persys/schema";
 import { describe, expect, it } from "vitest";
-import { desiredReplicaFromRequest } from "../../replicas/desired-replica.js";
+import { type ContainerReplica, desiredReplicaFromRequest } from "../../replicas/desired-replica.js";
 import { containerCreateOptions } from "./container-options.js";
 
 const replica = (
   container: Partial<api.ContainerSpec>,
   resources = { cpuMillicores: 500, memoryMib: 256, diskGib: 0 },
-) =>
+): ContainerReplica =>
   desiredReplicaFromRequest(
     agent.ApplyWorkloadRequest.fromPartial({
       id: "web-0",
@@ -27,7 +27,7 @@ const replica = (
         revision: "r1",
       },
     }),
-  );
+  ) as ContainerReplica;
 
 describe("containerCreateOptions", () => {
   it("names the container, labels it and sets hard limits, stop timeout and restart policy", () => {

@@ -1,5 +1,5 @@
 import type Docker from "dockerode";
-import { type DesiredReplica, replicaLabels } from "../../replicas/desired-replica.js";
+import { type ContainerReplica, replicaLabels } from "../../replicas/desired-replica.js";
 
 /** Log rotation applied to every container (json-file driver); `maxSizeMib` 0 keeps the daemon's default. */
 export interface LogRotation {
@@ -22,7 +22,7 @@ export function managedVolumeName(name: string): string {
  * working dir and stop timeout. Pure: the same replica always gives the same options.
  */
 export function containerCreateOptions(
-  replica: DesiredReplica,
+  replica: ContainerReplica,
   options: { readonly name: string; readonly nodeId: string; readonly logs?: LogRotation },
 ): Docker.ContainerCreateOptions {
   const s = replica.spec;

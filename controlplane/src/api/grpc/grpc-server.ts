@@ -11,7 +11,7 @@ import { addReflection } from "./grpc-reflection.js";
 export interface GrpcServerOptions {
   /** `host:port` to bind, e.g. `0.0.0.0:7443` or `127.0.0.1:0` (a free port). */
   readonly address: string;
-  /** Serves persys.api.v1 (WorkloadService, NodeService, ClusterService, EventService) when given. */
+  /** Serves persys.api.v1 (WorkloadService, NodeService, ClusterService, EventService, IntelligenceService, AutomationService) when given. */
   readonly api?: PersysApi;
   /** Serves persys.control.v1.AgentControl when given. */
   readonly agentControl?: AgentControlApi;
@@ -54,6 +54,8 @@ const publicServices = [
   "persys.api.v1.NodeService",
   "persys.api.v1.ClusterService",
   "persys.api.v1.EventService",
+  "persys.api.v1.IntelligenceService",
+  "persys.api.v1.AutomationService",
 ];
 
 /**
@@ -80,6 +82,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     server.addService(api.NodeServiceService, bindService(api.NodeServiceService, core, deps));
     server.addService(api.ClusterServiceService, bindService(api.ClusterServiceService, core, deps));
     server.addService(api.EventServiceService, bindService(api.EventServiceService, core, deps));
+    server.addService(api.IntelligenceServiceService, bindService(api.IntelligenceServiceService, core, deps));
+    server.addService(api.AutomationServiceService, bindService(api.AutomationServiceService, core, deps));
     served.push(...publicServices);
   }
   if (options.agentControl) {

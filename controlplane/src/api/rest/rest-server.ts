@@ -88,6 +88,8 @@ export function buildRestServer(options: RestServerOptions): FastifyInstance {
         { name: "nodes" },
         { name: "cluster" },
         { name: "events" },
+        { name: "intelligence", description: "Explanations, forecasts and recommendations (reads only)." },
+        { name: "automation", description: "Policies acted out through this API by the leader, with an audit trail." },
         { name: "operations" },
         { name: "compat", description: "Routes of the Go persys-gateway (protojson, proto field names)." },
       ],

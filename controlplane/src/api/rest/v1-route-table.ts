@@ -19,7 +19,7 @@ export interface V1Route {
   readonly request: string;
   readonly response: string;
   readonly summary: string;
-  readonly tag: "workloads" | "nodes" | "cluster" | "events";
+  readonly tag: "workloads" | "nodes" | "cluster" | "events" | "intelligence" | "automation";
   /** Path parameter → request field path (dotted, JSON names). */
   readonly params?: Readonly<Record<string, string>>;
   /** Query parameter → request field path. */
@@ -272,6 +272,103 @@ export const v1Routes: readonly V1Route[] = [
     query: { ...eventFilter, afterEventId: "afterEventId" },
     stream: "sse",
     resume: { field: "afterEventId", eventId: "event.id" },
+  },
+  {
+    method: "GET",
+    url: "/v1/workloads/:workloadId/diagnosis",
+    rpc: "diagnoseWorkload",
+    request: "DiagnoseWorkloadRequest",
+    response: "DiagnoseWorkloadResponse",
+    summary:
+      "Why the workload is where it is: the chain of causes with cited evidence (event ids, diagnoses, " +
+      "node states), and the window's most relevant events and remediations. Reads only.",
+    tag: "intelligence",
+    params: workloadId,
+    query: { windowSeconds: "windowSeconds" },
+  },
+  {
+    method: "GET",
+    url: "/v1/forecast",
+    rpc: "getForecast",
+    request: "GetForecastRequest",
+    response: "GetForecastResponse",
+    summary:
+      "Time until cpu, memory and disk reservations or usage run out, per node and for the cluster, " +
+      "with the method, fit and confidence band.",
+    tag: "intelligence",
+    query: { nodeId: "nodeId", windowSeconds: "windowSeconds", method: "method" },
+  },
+  {
+    method: "GET",
+    url: "/v1/recommendations",
+    rpc: "listRecommendations",
+    request: "ListRecommendationsRequest",
+    response: "ListRecommendationsResponse",
+    summary: "Right-sizing, rebalancing, flapping workloads and nodes at risk, each with evidence and expected effect.",
+    tag: "intelligence",
+    query: { windowSeconds: "windowSeconds" },
+  },
+  {
+    method: "POST",
+    url: "/v1/ask",
+    rpc: "ask",
+    request: "AskRequest",
+    response: "AskResponse",
+    summary: "Answer a question (body `{question}`) from the findings of diagnose, forecast and recommendations.",
+    tag: "intelligence",
+    body: { kind: "rest", required: true },
+  },
+  {
+    method: "PUT",
+    url: "/v1/policies/:policyId",
+    rpc: "applyPolicy",
+    request: "ApplyPolicyRequest",
+    response: "ApplyPolicyResponse",
+    summary: "Create or replace an automation policy (idempotent by id and content).",
+    tag: "automation",
+    params: { policyId: "policy.id" },
+    body: { kind: "field", field: "policy" },
+  },
+  {
+    method: "GET",
+    url: "/v1/policies",
+    rpc: "listPolicies",
+    request: "ListPoliciesRequest",
+    response: "ListPoliciesResponse",
+    summary: "Every automation policy, ordered by id.",
+    tag: "automation",
+  },
+  {
+    method: "DELETE",
+    url: "/v1/policies/:policyId",
+    rpc: "deletePolicy",
+    request: "DeletePolicyRequest",
+    response: "DeletePolicyResponse",
+    summary: "Delete a policy (`allowMissing=true` makes a missing one a success); its audit records stay.",
+    tag: "automation",
+    params: { policyId: "policyId" },
+    query: { allowMissing: "allowMissing" },
+  },
+  {
+    method: "GET",
+    url: "/v1/audit",
+    rpc: "listAuditRecords",
+    request: "ListAuditRecordsRequest",
+    response: "ListAuditRecordsResponse",
+    summary: "Automation audit records, newest first (`awaitingApproval=true`: only undecided approvals).",
+    tag: "automation",
+    query: { policyId: "policyId", awaitingApproval: "awaitingApproval", limit: "limit" },
+  },
+  {
+    method: "POST",
+    url: "/v1/approvals/:approvalId",
+    rpc: "approveAction",
+    request: "ApproveActionRequest",
+    response: "ApproveActionResponse",
+    summary: "Run an action awaiting manual approval (body `{reject: true}` rejects it).",
+    tag: "automation",
+    params: { approvalId: "approvalId" },
+    body: optionalBody,
   },
 ];
 

@@ -17,6 +17,7 @@ export const messageFields: Readonly<Record<string, MessageFields>> = {
     { json: "env", type: "map", key: "string", value: "string" },
     { json: "profiles", type: "string", repeated: true },
     { json: "projectName", type: "string" },
+    { json: "removeVolumesOnDelete", type: "bool" },
   ],
   "persys.api.v1.ContainerSpec": [
     { json: "image", type: "string" },
@@ -39,6 +40,7 @@ export const messageFields: Readonly<Record<string, MessageFields>> = {
     { json: "ref", type: "string" },
     { json: "path", type: "string" },
     { json: "credentialsSecret", type: "string" },
+    { json: "refreshToken", type: "string" },
   ],
   "persys.api.v1.Healthcheck": [
     { json: "command", type: "string", repeated: true },

@@ -4,7 +4,15 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { Condition, Endpoint, Reason, ReplicaState, replicaStateFromJSON, replicaStateToJSON } from "./status.js";
+import {
+  ComposeServiceStatus,
+  Condition,
+  Endpoint,
+  Reason,
+  ReplicaState,
+  replicaStateFromJSON,
+  replicaStateToJSON,
+} from "./status.js";
 import { Resources, Workload, WorkloadKind, workloadKindFromJSON, workloadKindToJSON } from "./workload.js";
 
 /**
@@ -60,6 +68,10 @@ export interface ReplicaReport {
   memoryBytesUsed: number;
   /** Runtime object id (container id, domain UUID). */
   runtimeId: string;
+  /** Compose only: per-service status, in dependency order. */
+  services: ComposeServiceStatus[];
+  /** Compose from git only: the commit deployed. */
+  sourceCommit: string;
 }
 
 /** What the control plane asks an agent to run (agent ApplyWorkloadRequest.persys). */
@@ -377,6 +389,8 @@ function createBaseReplicaReport(): ReplicaReport {
     cpuMillicoresUsed: 0,
     memoryBytesUsed: 0,
     runtimeId: "",
+    services: [],
+    sourceCommit: "",
   };
 }
 
@@ -420,6 +434,12 @@ export const ReplicaReport: MessageFns<ReplicaReport> = {
     }
     if (message.runtimeId !== "") {
       writer.uint32(106).string(message.runtimeId);
+    }
+    for (const v of message.services) {
+      ComposeServiceStatus.encode(v!, writer.uint32(162).fork()).join();
+    }
+    if (message.sourceCommit !== "") {
+      writer.uint32(170).string(message.sourceCommit);
     }
     return writer;
   },
@@ -541,6 +561,22 @@ export const ReplicaReport: MessageFns<ReplicaReport> = {
             message.runtimeId = reader.string();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.services.push(ComposeServiceStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.sourceCommit = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -610,6 +646,14 @@ export const ReplicaReport: MessageFns<ReplicaReport> = {
         : isSet(object.runtime_id)
         ? globalThis.String(object.runtime_id)
         : "",
+      services: globalThis.Array.isArray(object?.services)
+        ? object.services.map((e: any) => ComposeServiceStatus.fromJSON(e))
+        : [],
+      sourceCommit: isSet(object.sourceCommit)
+        ? globalThis.String(object.sourceCommit)
+        : isSet(object.source_commit)
+        ? globalThis.String(object.source_commit)
+        : "",
     };
   },
 
@@ -654,6 +698,12 @@ export const ReplicaReport: MessageFns<ReplicaReport> = {
     if (message.runtimeId !== "") {
       obj.runtimeId = message.runtimeId;
     }
+    if (message.services?.length) {
+      obj.services = message.services.map((e) => ComposeServiceStatus.toJSON(e));
+    }
+    if (message.sourceCommit !== "") {
+      obj.sourceCommit = message.sourceCommit;
+    }
     return obj;
   },
 
@@ -677,6 +727,8 @@ export const ReplicaReport: MessageFns<ReplicaReport> = {
     message.cpuMillicoresUsed = object.cpuMillicoresUsed ?? 0;
     message.memoryBytesUsed = object.memoryBytesUsed ?? 0;
     message.runtimeId = object.runtimeId ?? "";
+    message.services = object.services?.map((e) => ComposeServiceStatus.fromPartial(e)) || [];
+    message.sourceCommit = object.sourceCommit ?? "";
     return message;
   },
 };

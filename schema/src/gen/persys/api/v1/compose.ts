@@ -22,6 +22,11 @@ export interface ComposeSpec {
   profiles: string[];
   /** Compose project name. Empty: derived from the workload id and replica index. */
   projectName: string;
+  /**
+   * Delete also removes the project's named volumes (like `docker compose down --volumes`).
+   * Default: named volumes are kept; external volumes are never removed.
+   */
+  removeVolumesOnDelete: boolean;
 }
 
 export interface ComposeSpec_EnvEntry {
@@ -36,12 +41,20 @@ export interface GitSource {
   ref: string;
   /** Path of the compose file inside the repository. Empty: "compose.yaml". */
   path: string;
-  /** Name of the secret holding clone credentials. Empty: anonymous clone. */
+  /**
+   * Name of the secret holding clone credentials. Empty: anonymous clone. Secrets are not
+   * implemented yet (issue 9): a non-empty value is refused by the agent with INVALID_SPEC.
+   */
   credentialsSecret: string;
+  /**
+   * Any new value makes the agent fetch `ref` again (a moved branch is picked up) without another
+   * change to the spec, e.g. the time of the refresh. It is part of the spec revision.
+   */
+  refreshToken: string;
 }
 
 function createBaseComposeSpec(): ComposeSpec {
-  return { source: undefined, env: {}, profiles: [], projectName: "" };
+  return { source: undefined, env: {}, profiles: [], projectName: "", removeVolumesOnDelete: false };
 }
 
 export const ComposeSpec: MessageFns<ComposeSpec> = {
@@ -62,6 +75,9 @@ export const ComposeSpec: MessageFns<ComposeSpec> = {
     }
     if (message.projectName !== "") {
       writer.uint32(42).string(message.projectName);
+    }
+    if (message.removeVolumesOnDelete !== false) {
+      writer.uint32(48).bool(message.removeVolumesOnDelete);
     }
     return writer;
   },
@@ -122,6 +138,14 @@ export const ComposeSpec: MessageFns<ComposeSpec> = {
             message.projectName = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.removeVolumesOnDelete = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -163,6 +187,11 @@ export const ComposeSpec: MessageFns<ComposeSpec> = {
         : isSet(object.project_name)
         ? globalThis.String(object.project_name)
         : "",
+      removeVolumesOnDelete: isSet(object.removeVolumesOnDelete)
+        ? globalThis.Boolean(object.removeVolumesOnDelete)
+        : isSet(object.remove_volumes_on_delete)
+        ? globalThis.Boolean(object.remove_volumes_on_delete)
+        : false,
     };
   },
 
@@ -187,6 +216,9 @@ export const ComposeSpec: MessageFns<ComposeSpec> = {
     }
     if (message.projectName !== "") {
       obj.projectName = message.projectName;
+    }
+    if (message.removeVolumesOnDelete !== false) {
+      obj.removeVolumesOnDelete = message.removeVolumesOnDelete;
     }
     return obj;
   },
@@ -221,6 +253,7 @@ export const ComposeSpec: MessageFns<ComposeSpec> = {
     );
     message.profiles = object.profiles?.map((e) => e) || [];
     message.projectName = object.projectName ?? "";
+    message.removeVolumesOnDelete = object.removeVolumesOnDelete ?? false;
     return message;
   },
 };
@@ -311,7 +344,7 @@ export const ComposeSpec_EnvEntry: MessageFns<ComposeSpec_EnvEntry> = {
 };
 
 function createBaseGitSource(): GitSource {
-  return { repo: "", ref: "", path: "", credentialsSecret: "" };
+  return { repo: "", ref: "", path: "", credentialsSecret: "", refreshToken: "" };
 }
 
 export const GitSource: MessageFns<GitSource> = {
@@ -327,6 +360,9 @@ export const GitSource: MessageFns<GitSource> = {
     }
     if (message.credentialsSecret !== "") {
       writer.uint32(34).string(message.credentialsSecret);
+    }
+    if (message.refreshToken !== "") {
+      writer.uint32(42).string(message.refreshToken);
     }
     return writer;
   },
@@ -376,6 +412,14 @@ export const GitSource: MessageFns<GitSource> = {
             message.credentialsSecret = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -398,6 +442,11 @@ export const GitSource: MessageFns<GitSource> = {
         : isSet(object.credentials_secret)
         ? globalThis.String(object.credentials_secret)
         : "",
+      refreshToken: isSet(object.refreshToken)
+        ? globalThis.String(object.refreshToken)
+        : isSet(object.refresh_token)
+        ? globalThis.String(object.refresh_token)
+        : "",
     };
   },
 
@@ -415,6 +464,9 @@ export const GitSource: MessageFns<GitSource> = {
     if (message.credentialsSecret !== "") {
       obj.credentialsSecret = message.credentialsSecret;
     }
+    if (message.refreshToken !== "") {
+      obj.refreshToken = message.refreshToken;
+    }
     return obj;
   },
 
@@ -427,6 +479,7 @@ export const GitSource: MessageFns<GitSource> = {
     message.ref = object.ref ?? "";
     message.path = object.path ?? "";
     message.credentialsSecret = object.credentialsSecret ?? "";
+    message.refreshToken = object.refreshToken ?? "";
     return message;
   },
 };

@@ -284,7 +284,31 @@ export interface ReplicaStatus {
   /** Times the runtime restarted this replica at its current assignment. */
   restartCount: number;
   startedAt?: Date | undefined;
-  lastTransitionAt?: Date | undefined;
+  lastTransitionAt?:
+    | Date
+    | undefined;
+  /** Compose only: one entry per enabled service, in dependency order. */
+  services: ComposeServiceStatus[];
+  /** Compose from git only: the commit the running stack was deployed from. */
+  sourceCommit: string;
+}
+
+/** One service of a compose replica (a stack on one node). */
+export interface ComposeServiceStatus {
+  name: string;
+  /** Containers the service should run (deploy.replicas). */
+  desiredReplicas: number;
+  /** Containers running (a completed one-shot service counts as running when it exited 0). */
+  runningReplicas: number;
+  /** Running containers whose healthcheck passes (equal to running when the service has none). */
+  healthyReplicas: number;
+  /** RUNNING when every container runs (or completed successfully), else why not. */
+  state: ReplicaState;
+  reason?:
+    | Reason
+    | undefined;
+  /** com.docker.compose.config-hash of the service's containers. */
+  configHash: string;
 }
 
 /** A machine-readable cause with text for people. */
@@ -568,6 +592,8 @@ function createBaseReplicaStatus(): ReplicaStatus {
     restartCount: 0,
     startedAt: undefined,
     lastTransitionAt: undefined,
+    services: [],
+    sourceCommit: "",
   };
 }
 
@@ -608,6 +634,12 @@ export const ReplicaStatus: MessageFns<ReplicaStatus> = {
     }
     if (message.lastTransitionAt !== undefined) {
       Timestamp.encode(toTimestamp(message.lastTransitionAt), writer.uint32(98).fork()).join();
+    }
+    for (const v of message.services) {
+      ComposeServiceStatus.encode(v!, writer.uint32(162).fork()).join();
+    }
+    if (message.sourceCommit !== "") {
+      writer.uint32(170).string(message.sourceCommit);
     }
     return writer;
   },
@@ -721,6 +753,22 @@ export const ReplicaStatus: MessageFns<ReplicaStatus> = {
             message.lastTransitionAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.services.push(ComposeServiceStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.sourceCommit = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -773,6 +821,14 @@ export const ReplicaStatus: MessageFns<ReplicaStatus> = {
         : isSet(object.last_transition_at)
         ? fromJsonTimestamp(object.last_transition_at)
         : undefined,
+      services: globalThis.Array.isArray(object?.services)
+        ? object.services.map((e: any) => ComposeServiceStatus.fromJSON(e))
+        : [],
+      sourceCommit: isSet(object.sourceCommit)
+        ? globalThis.String(object.sourceCommit)
+        : isSet(object.source_commit)
+        ? globalThis.String(object.source_commit)
+        : "",
     };
   },
 
@@ -814,6 +870,12 @@ export const ReplicaStatus: MessageFns<ReplicaStatus> = {
     if (message.lastTransitionAt !== undefined) {
       obj.lastTransitionAt = message.lastTransitionAt.toISOString();
     }
+    if (message.services?.length) {
+      obj.services = message.services.map((e) => ComposeServiceStatus.toJSON(e));
+    }
+    if (message.sourceCommit !== "") {
+      obj.sourceCommit = message.sourceCommit;
+    }
     return obj;
   },
 
@@ -838,6 +900,199 @@ export const ReplicaStatus: MessageFns<ReplicaStatus> = {
     message.restartCount = object.restartCount ?? 0;
     message.startedAt = object.startedAt ?? undefined;
     message.lastTransitionAt = object.lastTransitionAt ?? undefined;
+    message.services = object.services?.map((e) => ComposeServiceStatus.fromPartial(e)) || [];
+    message.sourceCommit = object.sourceCommit ?? "";
+    return message;
+  },
+};
+
+function createBaseComposeServiceStatus(): ComposeServiceStatus {
+  return {
+    name: "",
+    desiredReplicas: 0,
+    runningReplicas: 0,
+    healthyReplicas: 0,
+    state: 0,
+    reason: undefined,
+    configHash: "",
+  };
+}
+
+export const ComposeServiceStatus: MessageFns<ComposeServiceStatus> = {
+  encode(message: ComposeServiceStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.desiredReplicas !== 0) {
+      writer.uint32(16).int32(message.desiredReplicas);
+    }
+    if (message.runningReplicas !== 0) {
+      writer.uint32(24).int32(message.runningReplicas);
+    }
+    if (message.healthyReplicas !== 0) {
+      writer.uint32(32).int32(message.healthyReplicas);
+    }
+    if (message.state !== 0) {
+      writer.uint32(40).int32(message.state);
+    }
+    if (message.reason !== undefined) {
+      Reason.encode(message.reason, writer.uint32(50).fork()).join();
+    }
+    if (message.configHash !== "") {
+      writer.uint32(58).string(message.configHash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComposeServiceStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComposeServiceStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.desiredReplicas = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.runningReplicas = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.healthyReplicas = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reason = Reason.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.configHash = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComposeServiceStatus {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      desiredReplicas: isSet(object.desiredReplicas)
+        ? globalThis.Number(object.desiredReplicas)
+        : isSet(object.desired_replicas)
+        ? globalThis.Number(object.desired_replicas)
+        : 0,
+      runningReplicas: isSet(object.runningReplicas)
+        ? globalThis.Number(object.runningReplicas)
+        : isSet(object.running_replicas)
+        ? globalThis.Number(object.running_replicas)
+        : 0,
+      healthyReplicas: isSet(object.healthyReplicas)
+        ? globalThis.Number(object.healthyReplicas)
+        : isSet(object.healthy_replicas)
+        ? globalThis.Number(object.healthy_replicas)
+        : 0,
+      state: isSet(object.state) ? replicaStateFromJSON(object.state) : 0,
+      reason: isSet(object.reason) ? Reason.fromJSON(object.reason) : undefined,
+      configHash: isSet(object.configHash)
+        ? globalThis.String(object.configHash)
+        : isSet(object.config_hash)
+        ? globalThis.String(object.config_hash)
+        : "",
+    };
+  },
+
+  toJSON(message: ComposeServiceStatus): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.desiredReplicas !== 0) {
+      obj.desiredReplicas = Math.round(message.desiredReplicas);
+    }
+    if (message.runningReplicas !== 0) {
+      obj.runningReplicas = Math.round(message.runningReplicas);
+    }
+    if (message.healthyReplicas !== 0) {
+      obj.healthyReplicas = Math.round(message.healthyReplicas);
+    }
+    if (message.state !== 0) {
+      obj.state = replicaStateToJSON(message.state);
+    }
+    if (message.reason !== undefined) {
+      obj.reason = Reason.toJSON(message.reason);
+    }
+    if (message.configHash !== "") {
+      obj.configHash = message.configHash;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ComposeServiceStatus>): ComposeServiceStatus {
+    return ComposeServiceStatus.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ComposeServiceStatus>): ComposeServiceStatus {
+    const message = createBaseComposeServiceStatus();
+    message.name = object.name ?? "";
+    message.desiredReplicas = object.desiredReplicas ?? 0;
+    message.runningReplicas = object.runningReplicas ?? 0;
+    message.healthyReplicas = object.healthyReplicas ?? 0;
+    message.state = object.state ?? 0;
+    message.reason = (object.reason !== undefined && object.reason !== null)
+      ? Reason.fromPartial(object.reason)
+      : undefined;
+    message.configHash = object.configHash ?? "";
     return message;
   },
 };
