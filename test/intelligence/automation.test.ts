@@ -5,9 +5,13 @@
  * writes only audit records; a manual policy waits for approval.
  */
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { api, PersysClient } from "@persys/sdk";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, runServer } from "../../controlplane/src/cli/run-server.js";
 import { container, type Harness, startHarness, testConfig, until } from "../controlplane/control-plane-harness.js";
 import { scratchDir } from "../sdk/sdk-cluster.js";
 import { persysctlInProcess } from "./cli-io.js";
@@ -182,5 +186,64 @@ describe("manual approval", () => {
       "policy.action.scale.workloadId",
       "policy.action.scale.maxReplicas",
     ]);
+  });
+});
+
+describe("event trigger and webhook, evaluated by the leader only", () => {
+  it("posts to a webhook once a replica fails; a second server on the same cluster never evaluates", async () => {
+    // A second control plane on the same etcd prefix and Redis: it serves the API but does not lead.
+    const follower: RunningServer = await runServer(
+      { ...h.config, id: "follower" },
+      { logger: pino({ level: "silent" }) },
+    );
+    const received: unknown[] = [];
+    const hook = createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () => {
+        received.push(JSON.parse(body));
+        res.end("ok");
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
+    try {
+      expect(follower.controlPlane.isLeader).toBe(false);
+      const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+      for (const node of h.nodes)
+        node.failNextApply("bad", { code: "IMAGE_NOT_FOUND", message: "no such image bad:1" });
+      // Applied through the follower: every server serves the automation API.
+      const followerClient = new PersysClient({ endpoint: follower.grpcAddress });
+      await followerClient.automation.apply({
+        id: "page-on-failure",
+        when: {
+          event: {
+            type: "ReplicaFailed",
+            messagePattern: "IMAGE_NOT_FOUND|no such image",
+            workloadId: "bad",
+            windowSeconds: 60,
+          },
+        },
+        action: { webhook: { url } },
+        cooldownSeconds: 600,
+      });
+      followerClient.close();
+      await h.rest("PUT", "/v1/workloads/bad", container("bad", { resources: { cpuMillicores: 50, memoryMib: 32 } }));
+      await until("the webhook was called", () => received.length > 0, 20_000);
+      expect(received[0]).toMatchObject({
+        policy: "page-on-failure",
+        observed: expect.stringMatching(/^1 ReplicaFailed event\(s\) in 60 s/),
+      });
+      const records = await client.automation.audit({ policyId: "page-on-failure" });
+      const acted = records.find((r) => r.outcome === ACTED)!;
+      expect(acted.action).toBe(`POST ${url}`);
+      expect(acted.message).toBe("webhook answered HTTP 200");
+      expect(acted.evidence[0]?.type).toBe("ReplicaFailed");
+      // Every record of every policy so far was written by the leader.
+      const all = await client.automation.audit({ limit: 1000 });
+      expect(new Set(all.map((r) => r.evaluatedBy))).toEqual(new Set([h.server.controlPlane.id]));
+    } finally {
+      hook.close();
+      await follower.close();
+    }
   });
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
   h = await startHarness(testConfig({ "intelligence-sample-interval-ms": "200" }));
   const n1 = await h.addNode({ id: "n1" }, { usageFactor: 0.2 });
   const n2 = await h.addNode({ id: "n2" }, { usageFactor: 0.2 });
-  for (const node of [n1, n2]) node.failNextApply("flaky", { code: "IMAGE_PULL_FAILED", message: "registry timed out", times: 3 });
+  for (const node of [n1, n2])
+    node.failNextApply("flaky", { code: "IMAGE_PULL_FAILED", message: "registry timed out", times: 3 });
   expect((await h.rest("POST", "/v1/nodes/n1/cordon", { reason: "test" })).status).toBe(200);
   await h.rest("PUT", "/v1/workloads/flaky", container("flaky", { resources: { cpuMillicores: 100, memoryMib: 64 } }));
   await until(

@@ -6,7 +6,6 @@ import {
   decodeErrorTrailer,
   encodeErrorTrailer,
   errorCodes,
-  PERSYS_ERROR_TRAILER,
   PersysError,
   persysErrorFromServiceError,
   toGrpcStatus,

@@ -168,7 +168,6 @@ export class ClusterState {
     }
   }
 
-
   /** Assignments on a node. */
   assignmentsOn(nodeId: string): Versioned<AssignmentRecord>[] {
     return [...(this.byNode.get(nodeId) ?? [])].map((key) => this.assignments.get(key)!).filter(Boolean);

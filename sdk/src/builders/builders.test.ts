@@ -131,6 +131,17 @@ describe("compose()", () => {
     expect(w.spec?.$case === "compose" && w.spec.value.source?.$case).toBe(source);
   });
 
+  it("passes the refresh token and the volume policy through", () => {
+    const w = compose({
+      id: "shop",
+      git: { repo: "https://git.example/shop.git", refreshToken: "2026-12-01T22:00:00Z" },
+      removeVolumesOnDelete: true,
+    });
+    const spec = w.spec?.$case === "compose" ? w.spec.value : undefined;
+    expect(spec?.removeVolumesOnDelete).toBe(true);
+    expect(spec?.source?.$case === "git" && spec.source.value.refreshToken).toBe("2026-12-01T22:00:00Z");
+  });
+
   it.each([
     { name: "neither source", input: { id: "x" }, path: "compose" },
     { name: "both sources", input: { id: "x", inlineYaml: "a: 1", git: { repo: "r" } }, path: "compose" },

@@ -12,6 +12,8 @@ export interface GitSourceInput {
   readonly path?: string | undefined;
   /** Secret holding clone credentials. Default: anonymous clone. */
   readonly credentialsSecret?: string | undefined;
+  /** Any new value makes the node fetch `ref` again (a moved branch is picked up), e.g. a time. */
+  readonly refreshToken?: string | undefined;
 }
 
 /** A Compose stack in friendly form: exactly one of `inlineYaml` and `git`. See {@link compose}. */
@@ -25,9 +27,19 @@ export interface ComposeInput extends WorkloadInput {
   readonly profiles?: readonly string[] | undefined;
   /** Compose project name. Default: derived from the workload id and replica index. */
   readonly projectName?: string | undefined;
+  /** Delete also removes the stack's named volumes (`docker compose down --volumes`). Default false. */
+  readonly removeVolumesOnDelete?: boolean | undefined;
 }
 
-const composeKeys = [...workloadInputKeys, "inlineYaml", "git", "env", "profiles", "projectName"];
+const composeKeys = [
+  ...workloadInputKeys,
+  "inlineYaml",
+  "git",
+  "env",
+  "profiles",
+  "projectName",
+  "removeVolumesOnDelete",
+];
 
 /**
  * A Compose workload (`api.Workload` with a `compose` spec), with defaults applied and validated
@@ -43,7 +55,7 @@ const composeKeys = [...workloadInputKeys, "inlineYaml", "git", "env", "profiles
 export function compose(input: ComposeInput): api.Workload {
   const violations: FieldViolation[] = [];
   checkKeys(input, composeKeys, "", violations);
-  if (input.git) checkKeys(input.git, ["repo", "ref", "path", "credentialsSecret"], "git", violations);
+  if (input.git) checkKeys(input.git, ["repo", "ref", "path", "credentialsSecret", "refreshToken"], "git", violations);
   if (input.inlineYaml !== undefined && input.git !== undefined) {
     violations.push({ path: "compose", reason: "give one of inlineYaml or git, not both" });
   }
@@ -60,12 +72,14 @@ export function compose(input: ComposeInput): api.Workload {
                 ref: input.git.ref ?? "",
                 path: input.git.path ?? "",
                 credentialsSecret: input.git.credentialsSecret ?? "",
+                refreshToken: input.git.refreshToken ?? "",
               },
             }
           : undefined,
     env: { ...input.env },
     profiles: [...(input.profiles ?? [])],
     projectName: input.projectName ?? "",
+    removeVolumesOnDelete: input.removeVolumesOnDelete ?? false,
   });
   return finish({ ...workload, spec: { $case: "compose", value: spec } }, violations);
 }
