@@ -139,9 +139,13 @@ persys_start_libvirt() {
 }
 
 # The test network, transient (net-create), so nothing is left in /etc/libvirt when it is destroyed.
+persys__libvirt_network_active() {
+  virsh -c "$PERSYS_LIBVIRT_URI" net-info "$PERSYS_LIBVIRT_NETWORK" 2>/dev/null | grep -Eq '^Active:\s+yes'
+}
+
 persys__libvirt_network() {
-  local net=$PERSYS_LIBVIRT_NETWORK xml
-  if virsh -c "$PERSYS_LIBVIRT_URI" net-info "$net" 2>/dev/null | grep -Eq '^Active:\s+yes'; then
+  local net=$PERSYS_LIBVIRT_NETWORK xml i
+  if persys__libvirt_network_active; then
     persys__libvirt_log "network $net is active"
     return 0
   fi
@@ -160,6 +164,15 @@ persys__libvirt_network() {
 </network>
 EOF
   if ! virsh -c "$PERSYS_LIBVIRT_URI" net-create "$xml" >"$xml.out" 2>&1; then
+    # Another caller (or a libvirtd still starting up) may have it: an active network is fine.
+    for ((i = 0; i < 20; i++)); do
+      if persys__libvirt_network_active; then
+        rm -f "$xml" "$xml.out"
+        persys__libvirt_log "network $net is active"
+        return 0
+      fi
+      sleep 0.5
+    done
     echo "[libvirt] FAIL: cannot create network $net:" >&2
     cat "$xml.out" >&2
     tail -n 20 "$(persys__libvirt_log_dir)/libvirtd.log" >&2 || true
