@@ -80,8 +80,13 @@ describe("control plane with simulated agents", () => {
     // n1 comes back still running its old copy: the control plane stops it there.
     n1.resumeHeartbeats();
     await until("stale copy on n1 deleted", async () => n1.replica("api") === undefined, 10_000);
-    const got = await h.rest("GET", "/v1/workloads/api");
-    expect(replicas(got.body)[0]).toMatchObject({ nodeId: "n2", state: "REPLICA_STATE_RUNNING" });
+    // The API shows what the agents reported: n2's RUNNING arrives with its next heartbeat.
+    const onN2 = await until("the API shows replica 0 running on n2", async () => {
+      const got = await h!.rest("GET", "/v1/workloads/api");
+      const replica = replicas(got.body)[0];
+      return replica?.state === "REPLICA_STATE_RUNNING" ? replica : undefined;
+    });
+    expect(onN2).toMatchObject({ nodeId: "n2", state: "REPLICA_STATE_RUNNING" });
     const all = (await h.rest("GET", "/v1/events")).body.events;
     const events = all.map((e: any) => e.type);
     expect(events).toEqual(expect.arrayContaining(["NodeNotReady", "NodeLost", "ReplicaMoved", "StrayStopped"]));
