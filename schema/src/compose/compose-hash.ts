@@ -1,16 +1,6 @@
 import { createHash } from "node:crypto";
+import { canonical } from "../spec/workload-revision.js";
 import type { ComposeNetwork, ComposeProject, ComposeService, ComposeVolume } from "./compose-model.js";
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /**
  * The effective configuration hash of a service (`com.docker.compose.config-hash`): SHA-256 of its

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { Workload } from "../gen/persys/api/v1/workload.js";
 import { withDefaults } from "./workload-defaults.js";
 
-function canonical(value: unknown): string {
+/** Stable JSON: object keys sorted, undefined members dropped (for content hashes). */
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
