@@ -6,6 +6,9 @@ export default defineConfig({
   resolve: { conditions: ["development"] },
   ssr: { resolve: { conditions: ["development"] } },
   test: {
+    // Tests never read or write the persysctl config of the person running them (persys up writes a
+    // context): suites that want one set PERSYS_CONFIG to a file of their own.
+    env: { PERSYS_CONFIG: "/nonexistent/persys-test-client-config.yaml" },
     projects: [
       {
         extends: true,

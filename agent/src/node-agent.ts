@@ -1,8 +1,17 @@
+import { existsSync } from "node:fs";
 import { networkInterfaces } from "node:os";
-import { agent } from "@persys/schema";
+import {
+  agent,
+  invalid,
+  reloadableChannelCredentials,
+  reloadableServerCredentials,
+  secretLogRedaction,
+} from "@persys/schema";
 import pino, { type Logger } from "pino";
 import { type AgentConfig, labelMap } from "./config/agent-config.js";
+import { loadAgentTls } from "./control/agent-tls.js";
 import { ControlSession } from "./control/control-session.js";
+import { joinCluster, renewNodeCertificate } from "./control/join-cluster.js";
 import { AGENT_VERSION, heartbeatRequest, type NodeIdentity, registerNodeRequest } from "./control/node-report.js";
 import { OrphanCollector } from "./gc/orphan-collector.js";
 import { type HostUsage, HostUsageSampler, measureCapacity, reportedResources } from "./host/host-resources.js";
@@ -69,7 +78,9 @@ export class NodeAgent {
    * error: the agent reports RuntimeReady=False, or keeps retrying registration.
    */
   static async start(config: AgentConfig, options: NodeAgentOptions = {}): Promise<NodeAgent> {
-    const logger = (options.logger ?? pino({ level: config.log.level })).child({ node: config.node.id });
+    const logger = (options.logger ?? pino({ level: config.log.level, redact: secretLogRedaction })).child({
+      node: config.node.id,
+    });
     const nodeId = config.node.id;
     const stops: (() => Promise<void> | void)[] = [];
     const cleanup = async () => {
@@ -180,8 +191,52 @@ export class NodeAgent {
         lastUsage ??= hostUsage.sample();
         return lastUsage;
       };
+      const tlsHosts = [
+        ...new Set([
+          config.advertiseEndpoint ? split(config.advertiseEndpoint).host : advertisedHost,
+          "127.0.0.1",
+          "localhost",
+        ]),
+      ];
+      const controlPlane = config.controlPlane.endpoints[0]!;
+      const tls = await loadAgentTls(config, logger, {
+        join: async (paths) => {
+          const trust = config.tls.caCertHash
+            ? { caCertHash: config.tls.caCertHash }
+            : existsSync(paths.caFile)
+              ? { caFile: paths.caFile }
+              : undefined;
+          if (!trust) {
+            throw invalid("INVALID_CONFIG", [
+              {
+                path: "tls.caCertHash",
+                reason: `joining needs the cluster CA: --tls-ca-cert-hash sha256:... or ${paths.caFile}`,
+              },
+            ]);
+          }
+          const joined = await joinCluster({
+            controlPlane,
+            joinToken: config.tls.joinToken,
+            nodeId,
+            trust,
+            dir: paths.dir,
+            files: { certPath: paths.certFile, keyPath: paths.keyFile, caPath: paths.caFile },
+            hosts: tlsHosts,
+          });
+          logger.info({ notAfter: joined.notAfter.toISOString(), joined: joined.joined }, "joined the cluster");
+        },
+        renew: (paths) =>
+          renewNodeCertificate({
+            controlPlane,
+            nodeId,
+            files: { certPath: paths.certFile, keyPath: paths.keyFile, caPath: paths.caFile },
+            hosts: tlsHosts,
+          }),
+      });
+      if (tls) stops.push(() => tls.close());
       const grpc: AgentGrpcServer = await startAgentGrpcServer({
         address: config.listen.grpc,
+        ...(tls ? { credentials: reloadableServerCredentials(tls.certificates) } : {}),
         agentService: agentServiceImplementation({
           nodeId,
           version: AGENT_VERSION,
@@ -269,6 +324,7 @@ export class NodeAgent {
       const capabilities = docker.enabled ? ["docker", "compose"] : [];
       session = new ControlSession({
         endpoints: config.controlPlane.endpoints,
+        ...(tls ? { credentials: reloadableChannelCredentials(tls.certificates) } : {}),
         callTimeoutMs: config.controlPlane.callTimeoutMs,
         reportDebounceMs: config.heartbeat.reportDebounceMs,
         intervalMs: config.heartbeat.intervalSeconds ? config.heartbeat.intervalSeconds * 1000 : undefined,

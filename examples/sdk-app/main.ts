@@ -5,7 +5,8 @@
  *   persys up                                   # a single-node control plane on 127.0.0.1:7070
  *   node --import tsx --conditions=development examples/sdk-app/main.ts
  *
- * The endpoint comes from PERSYS_ENDPOINT or ~/.persys/config.yaml (default 127.0.0.1:7070).
+ * The endpoint and credentials come from PERSYS_ENDPOINT/PERSYS_TOKEN/... or the current persysctl
+ * context in ~/.persys/config.yaml (persys up writes one, `persys-up`, with an admin certificate).
  * EXAMPLE_ID, EXAMPLE_IMAGE, EXAMPLE_CONTAINER_PORT and EXAMPLE_HOST_PORT change what is run. Exit codes: 0 done, 1 error,
  * 2 the workload did not reach RUNNING (its diagnosis is printed).
  */

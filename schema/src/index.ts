@@ -21,3 +21,5 @@ export * as agent from "./gen/index.persys.agent.v1.js";
 export * as api from "./gen/index.persys.api.v1.js";
 export * as control from "./gen/index.persys.control.v1.js";
 export * from "./spec/index.js";
+export * from "./tls/ca-pin.js";
+export * from "./tls/reloadable-certificates.js";

@@ -6,6 +6,7 @@ declare -A PERSYS_TEST_PACKAGES=(
   [etcd]=etcd-server
   [redis-server]=redis-server
   [dockerd]=docker.io
+  [chromium]=chromium
   [curl]=curl
   [busybox]=busybox-static
   [docker-compose]=docker-compose

@@ -119,6 +119,8 @@ export {
   type WindowOptions,
 } from "./intelligence/intelligence-api.js";
 export { type DrainResult, type ListNodesOptions, NodesApi } from "./nodes/nodes-api.js";
+export { SecretsApi, type SecretValues } from "./secrets/secrets-api.js";
+export { type Identity, type IssuedCertificate, SecurityApi, type UserRoleName } from "./security/security-api.js";
 export { type ReadSpecFilesOptions, readSpecFiles, SPEC_FILE_EXTENSIONS } from "./spec-file/read-spec-files.js";
 export { parseSpecText, type SpecDocument } from "./spec-file/spec-document.js";
 export { specDocumentOf, specFileText } from "./spec-file/spec-document-of.js";

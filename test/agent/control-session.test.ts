@@ -113,6 +113,7 @@ describe("what a real agent sends", () => {
           "state-dir": mkdtempSync(join(runDir(), "agent-wire-")),
           "resources-capacity-cpu-millicores": "4000",
           "resources-reserve-cpu-millicores": "500",
+          insecure: "true",
         },
       }),
       { logger: pino({ level: "silent" }) },

@@ -1,13 +1,15 @@
 /**
- * `persys up` as a person runs it: with Docker it starts the local agent (a child process, its state
- * under the data dir) and a container applied through the REST API runs; Ctrl-C stops both and the
- * container keeps running. Without Docker it says so and runs with no node.
+ * `persys up` as a person runs it: it serves TLS with a fresh cluster CA, prints an admin token and
+ * writes a persysctl context; with Docker it starts the local agent (a child process, its state and
+ * certificate under the data dir) and a container applied through the REST API (HTTPS, bearer token)
+ * runs; Ctrl-C stops both and the container keeps running. Without Docker it says so and runs with no node.
  * Needs the agent built (agent/dist), as scripts/test.sh does before the suites.
  */
 import { type ChildProcess, execSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { httpsJson } from "../security/support/https-json.js";
 import { runDir } from "../support/services.js";
 import { until } from "./support/agent-harness.js";
 import {
@@ -28,25 +30,51 @@ afterEach(async () => {
   await cleanupDocker(nodes.splice(0));
 });
 
-async function up(args: string[]): Promise<{ child: ChildProcess; output: () => string }> {
+interface Up {
+  child: ChildProcess;
+  output: () => string;
+  /** Calls the REST API as the printed admin token, trusting the printed CA. */
+  rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+}
+
+/** Runs `persys up` with its client config in `clientConfig` (PERSYS_CONFIG), never the user's. */
+async function up(args: string[], clientConfig: string): Promise<Up> {
   if (!existsSync(join(root, "agent/dist/cli/persys-agent.js"))) {
     throw new Error("agent/dist/cli/persys-agent.js is missing: run npm run build first (scripts/test.sh does)");
   }
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "--conditions=development", join(root, "controlplane/src/cli/persys.ts"), "up", ...args],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PERSYS_CONFIG: clientConfig } },
   );
   children.push(child);
   let output = "";
   child.stdout!.on("data", (d) => (output += d));
   child.stderr!.on("data", (d) => (output += d));
-  await until("persys up printed its banner", () => output.includes("Persys single-node cluster is up"), 60_000).catch(
-    (error) => {
-      throw new Error(`${(error as Error).message}\n${output}`);
+  await until(
+    "persys up printed its banner",
+    () => {
+      if (child.exitCode !== null) throw new Error(`persys up exited with ${child.exitCode}`);
+      return output.includes("Persys single-node cluster is up");
     },
-  );
-  return { child, output: () => output };
+    60_000,
+  ).catch((error) => {
+    throw new Error(`${(error as Error).message}\n${output}`);
+  });
+  const printed = (label: string) => {
+    const match = new RegExp(`^  ${label}:\\s+(\\S+)`, "m").exec(output);
+    if (!match) throw new Error(`persys up printed no ${label}:\n${output}`);
+    return match[1]!;
+  };
+  const url = printed("REST API").replace(/\/v1$/, "");
+  const ca = readFileSync(printed("CA"), "utf8");
+  const token = printed("token");
+  return {
+    child,
+    output: () => output,
+    rest: (method, path, body) =>
+      httpsJson(method, `${url}${path}`, { ca, token, ...(body === undefined ? {} : { body }) }),
+  };
 }
 
 const exited = (child: ChildProcess) =>
@@ -76,31 +104,33 @@ describe("persys up", () => {
       await freePort(),
     ];
     const dataDir = mkdtempSync(join(runDir(), "up-"));
-    const { child, output } = await up([
-      "--data-dir",
-      dataDir,
-      "--grpc",
-      `127.0.0.1:${grpc}`,
-      "--http",
-      `127.0.0.1:${http}`,
-      "--node-id",
-      nodeId,
-      "--agent-grpc",
-      `127.0.0.1:${agentGrpc}`,
-      "--agent-metrics",
-      `127.0.0.1:${agentMetrics}`,
-    ]);
+    const clientConfig = join(dataDir, "client.yaml");
+    const { child, output, rest } = await up(
+      [
+        "--data-dir",
+        dataDir,
+        "--grpc",
+        `127.0.0.1:${grpc}`,
+        "--http",
+        `127.0.0.1:${http}`,
+        "--node-id",
+        nodeId,
+        "--agent-grpc",
+        `127.0.0.1:${agentGrpc}`,
+        "--agent-metrics",
+        `127.0.0.1:${agentMetrics}`,
+      ],
+      clientConfig,
+    );
+    expect(output()).toContain(`  REST API:  https://127.0.0.1:${http}/v1`);
+    expect(output()).toContain(`  context:   persys-up in ${clientConfig} (admin certificate)`);
+    expect(readFileSync(clientConfig, "utf8")).toContain(`endpoint: https://127.0.0.1:${grpc}`);
+    expect(statSync(join(dataDir, "pki", "ca.key")).mode & 0o077).toBe(0);
+    expect(statSync(join(dataDir, "agent", "tls", "node.key")).mode & 0o077).toBe(0);
     expect(output()).toContain(
       `node:      ${nodeId} (agent 127.0.0.1:${agentGrpc}, Docker /var/run/docker.sock, state in ${join(dataDir, "agent")})`,
     );
-    const api = `http://127.0.0.1:${http}`;
-    const rest = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${api}${path}`, {
-        method,
-        ...(body ? { body: JSON.stringify(body), headers: { "content-type": "application/json" } } : {}),
-      });
-      return { status: r.status, body: (await r.json()) as any };
-    };
+    expect((await fetch(`https://127.0.0.1:${http}/v1/nodes`).catch((e: Error) => e)) instanceof Error).toBe(true);
     await until(
       "the local node is ready",
       async () => (await rest("GET", `/v1/nodes/${nodeId}`)).body?.node?.state === "NODE_STATE_READY",
@@ -139,22 +169,18 @@ describe("persys up", () => {
   it("says clearly that the cluster has no node when Docker does not answer", async () => {
     const [grpc, http] = [await freePort(), await freePort()];
     const socket = `/tmp/persys-no-docker-${testId()}.sock`;
-    const { child, output } = await up([
-      "--data-dir",
-      mkdtempSync(join(runDir(), "up-")),
-      "--grpc",
-      `127.0.0.1:${grpc}`,
-      "--http",
-      `127.0.0.1:${http}`,
-      "--docker-socket",
-      socket,
-    ]);
+    const dataDir = mkdtempSync(join(runDir(), "up-"));
+    const { child, output, rest } = await up(
+      ["--data-dir", dataDir, "--grpc", `127.0.0.1:${grpc}`, "--http", `127.0.0.1:${http}`, "--docker-socket", socket],
+      join(dataDir, "client.yaml"),
+    );
     expect(output()).toContain(
       `persys: no Docker at ${socket}: the cluster has no node; start dockerd and run persys up again`,
     );
     expect(output()).toContain("node:      none");
-    const nodes = (await (await fetch(`http://127.0.0.1:${http}/v1/nodes`)).json()) as any;
-    expect(nodes.nodes ?? []).toEqual([]);
+    const nodes = await rest("GET", "/v1/nodes");
+    expect(nodes.status).toBe(200);
+    expect(nodes.body.nodes ?? []).toEqual([]);
     child.kill("SIGINT");
     expect(await exited(child)).toBe(0);
   });

@@ -28,7 +28,7 @@ beforeEach(() => {
 });
 
 const workloadJson = api.Workload.toJSON(sampleWorkload("web")) as Record<string, unknown>;
-const ids: Record<string, string> = { workloadId: "web", nodeId: "node-1" };
+const ids: Record<string, string> = { workloadId: "web", nodeId: "node-1", replicaIndex: "0", name: "db" };
 
 function urlOf(route: V1Route, fill: (name: string) => string = (name) => ids[name] ?? "x"): string {
   return route.url.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(fill(name)));
@@ -39,6 +39,11 @@ function urlOf(route: V1Route, fill: (name: string) => string = (name) => ids[na
 const otherBodies: Partial<Record<V1Route["rpc"], unknown>> = {
   ask: { question: "why is web pending?" },
   applyPolicy: { id: "p", when: { cron: "* * * * *" }, action: { restart: { workloadId: "web" } } },
+  putSecret: { stringData: { password: "s3cr3t" } },
+  createApiToken: { name: "ci", role: "operator" },
+  joinNode: { joinToken: "abcdef.0123456789abcdef" },
+  issueUserCertificate: { role: "viewer" },
+  moveReplica: {},
 };
 
 function validBody(route: V1Route): unknown {

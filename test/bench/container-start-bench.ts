@@ -142,6 +142,8 @@ async function measureRss(grpcAddress: string, httpUrl: string, containers: numb
       "bench=rss",
       "--log-level",
       "error",
+      "--insecure",
+      "true",
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
@@ -216,6 +218,7 @@ async function main() {
         "listen-metrics": "127.0.0.1:0",
         "state-dir": join(dataDir, "agent"),
         "log-level": "error",
+        insecure: "true",
       },
     }),
     { logger: pino({ level: "error" }) },

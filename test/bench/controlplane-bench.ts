@@ -53,6 +53,7 @@ async function main() {
       "reconciler-push-concurrency": "512",
       "reconciler-resync-seconds": "300",
       "log-level": "error",
+      insecure: "true",
     },
   });
   const server = await runServer(config, { logger: pino({ level: "error" }) });

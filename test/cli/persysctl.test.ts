@@ -205,6 +205,7 @@ describe("lifecycle and nodes", () => {
     const start = await run(["start", "web", "--wait"]);
     expect([start.code, start.stdout]).toEqual([0, expect.stringMatching(/workload\/web running \(2\/2 ready\)/)]);
     expect((await run(["restart", "web"])).stdout).toBe("workload/web restarting\n");
+    expect((await run(["restart", "web", "--reboot", "--replica", "1"])).stdout).toBe("workload/web rebooting\n");
     expect((await run(["retry", "web", "--replica", "0"])).stdout).toBe("workload/web retried (nothing to retry)\n");
   });
 

@@ -36,6 +36,9 @@ export function testConfig(overrides: Record<string, string> = {}, stores: "real
       "nodes-lost-after-seconds": "3",
       "leader-ttl-seconds": "3",
       "log-level": "warn",
+      // Plaintext, unauthenticated calls act as admin: these suites test scheduling, not security
+      // (test/security does). Tokens presented are still checked.
+      insecure: "true",
       ...(stores === "real"
         ? {
             "state-kind": "etcd",

@@ -12,7 +12,7 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `persys server` with these flags (e.g. `{ "state-kind": "etcd" }`) and waits until it listens. */
+/** Starts `persys server` with these flags (e.g. `{ "state-kind": "etcd" }`; `insecure` defaults to true) and waits until it listens. */
 export async function startServerProcess(flags: Record<string, string>): Promise<ServerProcess> {
   // tsx as a loader in this very process (its CLI would fork a child that survives a SIGKILL).
   const args = [
@@ -21,7 +21,8 @@ export async function startServerProcess(flags: Record<string, string>): Promise
     "--conditions=development",
     resolve(root, "controlplane/src/cli/persys.ts"),
     "server",
-    ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v]),
+    // Plaintext and anonymous-as-admin unless the test says otherwise (test/security does).
+    ...Object.entries({ insecure: "true", ...flags }).flatMap(([k, v]) => [`--${k}`, v]),
   ];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";

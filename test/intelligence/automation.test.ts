@@ -163,7 +163,7 @@ describe("manual approval", () => {
       "approve",
       awaiting.approvalId,
     ]);
-    expect(approved.out).toBe("acted: cordon n1 — approved by an operator: n1 cordoned\n");
+    expect(approved.out).toMatch(/^acted: cordon n1 — approved by \S+: n1 cordoned\n$/);
     expect((await h.rest("GET", "/v1/nodes/n1")).body.node.cordoned).toBe(true);
     expect(await client.automation.audit({ awaitingApproval: true })).toEqual([]);
     const again = await persysctlInProcess([
@@ -244,6 +244,68 @@ describe("event trigger and webhook, evaluated by the leader only", () => {
     } finally {
       hook.close();
       await follower.close();
+    }
+  });
+});
+
+describe("webhook retries", () => {
+  it("retries a 5xx with backoff until the receiver answers 2xx, each attempt in the audit trail; a 4xx is final", async () => {
+    const answers: Record<string, number[]> = { "/flaky": [503, 502, 200], "/gone": [404] };
+    const hits: Record<string, number> = {};
+    const hook = createServer((req, res) => {
+      const path = req.url ?? "";
+      hits[path] = (hits[path] ?? 0) + 1;
+      const n = hits[path];
+      const list = answers[path] ?? [500];
+      req.resume();
+      res.statusCode = list[Math.min(n - 1, list.length - 1)]!;
+      res.end();
+    });
+    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(hook.address() as AddressInfo).port}`;
+    try {
+      for (const [id, path] of [
+        ["hook-flaky", "/flaky"],
+        ["hook-gone", "/gone"],
+      ] as const) {
+        await client.automation.apply({
+          id,
+          when: { cron: "* * * * *" },
+          action: { webhook: { url: `${base}${path}`, maxAttempts: 4, timeoutSeconds: 2 } },
+          cooldownSeconds: 600,
+        });
+      }
+      const O = api.AuditOutcome;
+      const attempts = new Set([O.AUDIT_OUTCOME_RETRYING, O.AUDIT_OUTCOME_ACTED, O.AUDIT_OUTCOME_FAILED]);
+      const final = (policyId: string) =>
+        until(`${policyId} finished`, async () => {
+          const records = (await client.automation.audit({ policyId })).filter((r) => attempts.has(r.outcome));
+          return records.some((r) => r.outcome !== O.AUDIT_OUTCOME_RETRYING) ? records : undefined;
+        }).then((records) => records!);
+      const flaky = (await final("hook-flaky")).reverse();
+      expect(flaky.map((r) => api.auditOutcomeToJSON(r.outcome))).toEqual([
+        "AUDIT_OUTCOME_RETRYING",
+        "AUDIT_OUTCOME_RETRYING",
+        "AUDIT_OUTCOME_ACTED",
+      ]);
+      expect(flaky[0]!.message).toMatch(/^attempt 1 of 4 failed: HTTP 503; next in \d+ ms$/);
+      expect(flaky[1]!.message).toMatch(/^attempt 2 of 4 failed: HTTP 502; next in \d+ ms$/);
+      expect(flaky[2]!.message).toBe("webhook answered HTTP 200 on attempt 3 of 4");
+      // Exponential backoff with jitter: the second wait is at least the first's floor doubled.
+      const waits = flaky.slice(0, 2).map((r) => Number(/next in (\d+) ms/.exec(r.message)![1]));
+      expect(waits[0]).toBeGreaterThanOrEqual(250);
+      expect(waits[1]).toBeGreaterThanOrEqual(500);
+      expect(flaky[2]!.time!.getTime() - flaky[0]!.time!.getTime()).toBeGreaterThanOrEqual(waits[0]! + waits[1]! - 50);
+      expect(hits["/flaky"]).toBe(3);
+
+      const gone = await final("hook-gone");
+      expect(gone.map((r) => api.auditOutcomeToJSON(r.outcome))).toEqual(["AUDIT_OUTCOME_FAILED"]);
+      expect(gone[0]!.message).toMatch(/answered HTTP 404 \(not retried\)$/);
+      expect(hits["/gone"]).toBe(1);
+    } finally {
+      hook.close();
+      await client.automation.delete("hook-flaky");
+      await client.automation.delete("hook-gone");
     }
   });
 });

@@ -75,7 +75,10 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
       freePort(),
       freePort(),
     ]);
-    // persys up: a temp data dir, non-default ports, its own node id.
+    // persys up: a temp data dir, non-default ports, its own node id; it serves TLS and writes a
+    // persysctl context (admin certificate) that the SDK and the provider discover, as for a user.
+    const dataDir = mkdtempSync(join(runDir(), "pulumi-e2e-"));
+    const clientConfig = join(dataDir, "client.yaml");
     persysUp = spawn(
       process.execPath,
       [
@@ -85,7 +88,7 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
         join(repoRoot, "controlplane/src/cli/persys.ts"),
         "up",
         "--data-dir",
-        mkdtempSync(join(runDir(), "pulumi-e2e-")),
+        dataDir,
         "--grpc",
         `127.0.0.1:${grpc}`,
         "--http",
@@ -97,11 +100,18 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
         "--agent-metrics",
         `127.0.0.1:${agentMetrics}`,
       ],
-      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PERSYS_CONFIG: clientConfig } },
     );
     persysUp.stdout!.on("data", (d) => (upOutput += d));
     persysUp.stderr!.on("data", (d) => (upOutput += d));
-    client = new PersysClient({ endpoint: `127.0.0.1:${grpc}` });
+    await until(
+      "persys up printed its banner",
+      () => upOutput.includes("Persys single-node cluster is up"),
+      90_000,
+    ).catch((error) => {
+      throw new Error(`${(error as Error).message}\n${upOutput}`);
+    });
+    client = PersysClient.fromEnvironment({ env: { PERSYS_CONFIG: clientConfig } });
     await until(
       "the persys up node is ready",
       async () => (await client.nodes.get(nodeId).catch(() => undefined))?.state === 1,
@@ -111,7 +121,7 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
     });
 
     // The project: the example's Pulumi.yaml settings, its program compiled into bin/, the plugin folder.
-    sandbox = createPulumiSandbox(cli, { PERSYS_CONFIG: "/nonexistent/persys-config.yaml" });
+    sandbox = createPulumiSandbox(cli, { PERSYS_CONFIG: clientConfig });
     project = join(sandbox.dir, "pulumi-stack");
     const pluginDir = join(sandbox.dir, "plugin");
     writePersysPlugin(pluginDir);

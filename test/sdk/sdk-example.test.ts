@@ -17,6 +17,7 @@ const children: ChildProcess[] = [];
 const id = testId();
 const nodeId = `sdk-${id}`;
 let endpoint = "";
+const clientConfig = join(scratchDir("sdk-client-"), "config.yaml");
 let client: PersysClient;
 
 function start(args: string[], env: Record<string, string> = {}) {
@@ -27,10 +28,16 @@ function start(args: string[], env: Record<string, string> = {}) {
   });
   children.push(child);
   let output = "";
-  child.stdout!.on("data", (d) => (output += d));
+  let stdout = "";
+  child.stdout!.on("data", (d) => {
+    output += d;
+    stdout += d;
+  });
   child.stderr!.on("data", (d) => (output += d));
   return {
     output: () => output,
+    /** What the program printed on stdout (Node's warnings, e.g. DEP0123 for TLS to an IP, go to stderr). */
+    stdout: () => stdout,
     until: (pattern: RegExp, timeoutMs: number) =>
       new Promise<void>((resolvePromise, reject) => {
         const deadline = Date.now() + timeoutMs;
@@ -61,15 +68,20 @@ beforeAll(async () => {
     await freePort(),
   ];
   endpoint = `127.0.0.1:${grpc}`;
-  const up = start([
-    "controlplane/src/cli/persys.ts",
-    "up",
-    ...["--data-dir", scratchDir("sdk-up-"), "--grpc", endpoint, "--http", `127.0.0.1:${http}`],
-    ...["--agent-grpc", `127.0.0.1:${agentGrpc}`, "--agent-metrics", `127.0.0.1:${agentMetrics}`],
-    ...["--node-id", nodeId],
-  ]);
+  // persys up serves TLS and writes a persysctl context with an admin certificate: the example and
+  // this test's client find the cluster through it, as a user's programs do.
+  const up = start(
+    [
+      "controlplane/src/cli/persys.ts",
+      "up",
+      ...["--data-dir", scratchDir("sdk-up-"), "--grpc", endpoint, "--http", `127.0.0.1:${http}`],
+      ...["--agent-grpc", `127.0.0.1:${agentGrpc}`, "--agent-metrics", `127.0.0.1:${agentMetrics}`],
+      ...["--node-id", nodeId],
+    ],
+    { PERSYS_CONFIG: clientConfig },
+  );
   await up.until(/Persys single-node cluster is up/, 60_000);
-  client = new PersysClient({ endpoint });
+  client = PersysClient.fromEnvironment({ env: { PERSYS_CONFIG: clientConfig } });
   // The local agent registers right after the banner.
   const deadline = Date.now() + 30_000;
   while (!(await client.nodes.list().toArray()).some((n) => n.id === nodeId)) {
@@ -90,13 +102,12 @@ describe("the SDK against persys up with its real agent", () => {
     const hostPort = await freePort();
     const workload = `hello-${id}`;
     const app = start(["examples/sdk-app/main.ts"], {
-      PERSYS_ENDPOINT: endpoint,
-      PERSYS_CONFIG: "/nonexistent",
+      PERSYS_CONFIG: clientConfig,
       EXAMPLE_ID: workload,
       EXAMPLE_HOST_PORT: String(hostPort),
     });
     const code = await app.exited();
-    const lines = app.output().trimEnd().split("\n");
+    const lines = app.stdout().trimEnd().split("\n");
     expect(code, app.output()).toBe(0);
     expect(lines[0]).toBe(`created workload ${workload} at ${endpoint}`);
     expect(lines).toContain(`${workload} is running (1 ready) at 127.0.0.1:${hostPort}`);

@@ -258,8 +258,8 @@ function makeCertificates(): Record<
   };
   ca("ca");
   ca("other-ca");
-  const leaf = (name: string, cn: string, ext: string) => {
-    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", `/CN=${cn}`, "-keyout", `${name}.key`, "-out", `${name}.csr`);
+  const leaf = (name: string, subject: string, ext: string) => {
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", subject, "-keyout", `${name}.key`, "-out", `${name}.csr`);
     writeFile(dir, `${name}.ext`, ext);
     run(
       "x509",
@@ -281,10 +281,11 @@ function makeCertificates(): Record<
   };
   leaf(
     "server",
-    "persys-server",
+    "/CN=persys-server",
     "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:persys.local\nextendedKeyUsage=serverAuth",
   );
-  leaf("client", "alice", "extendedKeyUsage=clientAuth");
+  // CN the name, O the role: the control plane's identity convention (docs/security.md).
+  leaf("client", "/CN=alice/O=operator", "extendedKeyUsage=clientAuth");
   const file = (name: string) => join(dir, name);
   return {
     ca: file("ca.pem"),
@@ -314,7 +315,8 @@ describe("TLS and mTLS against the real API", () => {
     const core = Object.create(real, {
       getClusterSummary: {
         value: (request: api.GetClusterSummaryRequest, ctx: CallContext) => {
-          identities.push(ctx.identity);
+          // What the transport verified (the authorisation layer behind `real` turns it into the principal).
+          identities.push(ctx.credentials?.certificate?.commonName);
           return real.getClusterSummary(request, ctx);
         },
       },

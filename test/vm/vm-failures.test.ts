@@ -2,7 +2,8 @@
  * What a user sees when a VM goes wrong, on real libvirtd + QEMU (TCG) with the fast guest:
  * a guest that powers itself off is reported VM_CRASHED with its console tail and started again by
  * the agent (restart count grows, the console shows a second boot); a VM whose kernel QEMU cannot
- * load fails with VM_BOOT_FAILED carrying QEMU's words.
+ * load fails with VM_BOOT_FAILED carrying QEMU's words; a guest kernel panic is reported through the
+ * pvpanic device as VM_CRASHED ("the guest crashed") with the panic on the console tail.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -71,6 +72,40 @@ describe("VM failures (fast guest)", () => {
     const domain = h.domain(`${wid}-0`);
     await h.rest("DELETE", `/v1/workloads/${wid}`);
     await until("domain undefined", async () => (await domainState(domain)) === undefined, 60_000);
+  });
+
+  it("a guest kernel panic is VM_CRASHED (pvpanic) with the console tail, not a reboot", {
+    timeout: 420_000,
+  }, async () => {
+    h = await startVmHarness();
+    // Up for 6 s after the seed, then a kernel panic (sysrq c); panic=-1 alone would reboot the guest.
+    await registerFastGuest(h.storageDir, "panics", "console=ttyS0 panic=-1 quiet persys.mode=idle persys.panic=6");
+    const wid = `panic-${h.id}`;
+    await h.rest("PUT", `/v1/workloads/${wid}`, {
+      id: wid,
+      kind: "WORKLOAD_KIND_VM",
+      resources: { cpuMillicores: 1000, memoryMib: 256 },
+      vm: vm("panics"),
+    });
+    await withBootSlot("panicking guest", async () => {
+      const crashed = await until(
+        "replica reports VM_CRASHED",
+        async () => {
+          const r = await h!.replica(wid);
+          return r?.reason?.code === "VM_CRASHED" ? r : undefined;
+        },
+        240_000,
+      );
+      expect(crashed.state).toBe("REPLICA_STATE_STARTING");
+      // libvirt's reason is "crashed" (pvpanic + on_crash=destroy), not a guest reboot.
+      expect(crashed.reason.message).toContain("the guest crashed");
+      expect(crashed.reason.message).toMatch(/RIP:|Kernel panic|sysrq/); // the kernel's panic on the console tail
+      expect(crashed.reason.retryable).toBe(true);
+      expect(await consoleCount(h!, wid, "PERSYS-FAST-GUEST-PANIC")).toBeGreaterThanOrEqual(1);
+    });
+    const domain = h.domain(`${wid}-0`);
+    await h.rest("DELETE", `/v1/workloads/${wid}`);
+    await until("domain undefined", async () => (await domainState(domain)) === undefined, 120_000);
   });
 
   it("a VM whose kernel QEMU cannot load fails with VM_BOOT_FAILED and QEMU's words", {

@@ -116,11 +116,16 @@ describe("a VM workload (fast guest) through the API", () => {
     expect(withIp.endpoints).toContainEqual(expect.objectContaining({ kind: "ENDPOINT_KIND_VM_ADDRESS", address: ip }));
 
     const replicaDir = join(h.storageDir, "replicas", domain);
-    expect(await exists(join(replicaDir, "seed.iso"))).toBe(true);
+    const seedVolume = join(h.storageDir, "pools", "disks", `${domain}_seed.iso`); // a volume of the disks pool
+    expect(await exists(seedVolume)).toBe(true);
     const del = await h.rest("DELETE", `/v1/workloads/${wid}`);
     expect(del.status).toBeLessThan(300);
     await until("domain undefined", async () => (await domainState(domain)) === undefined, 120_000);
-    await until("replica files removed", async () => !(await exists(replicaDir)), 30_000);
+    await until(
+      "replica files removed",
+      async () => !(await exists(replicaDir)) && !(await exists(seedVolume)),
+      30_000,
+    );
     expect(await exists(join(image, "kernel"))).toBe(true); // the base image stays
   });
 });

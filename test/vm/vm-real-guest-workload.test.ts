@@ -8,8 +8,8 @@ import { access, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "../agent/support/agent-harness.js";
-import { apiLogLines, startVmHarness, type VmHarness } from "./support/vm-agent.js";
-import { domainState, realGuest, testNetwork, withBootSlot } from "./vm-test-host.js";
+import { apiLogLines, startVmHarness, testPools, type VmHarness } from "./support/vm-agent.js";
+import { domainState, realGuest, testNetwork, virsh, withBootSlot } from "./vm-test-host.js";
 
 let h: VmHarness | undefined;
 afterEach(async () => {
@@ -57,7 +57,7 @@ describe("a real Debian + cloud-init VM workload through the API", () => {
     });
     expect(put.status).toBe(201);
     const domain = h.domain(`${wid}-0`);
-    const overlay = join(h.storageDir, "replicas", domain, "root.qcow2");
+    const overlay = join(h.storageDir, "pools", "disks", `${domain}_root.qcow2`); // a volume of the disks pool
 
     await withBootSlot("real guest workload, first boot", () =>
       until(
@@ -84,6 +84,8 @@ describe("a real Debian + cloud-init VM workload through the API", () => {
     await h.rest("DELETE", `/v1/workloads/${wid}`);
     await until("domain undefined", async () => (await domainState(domain)) === undefined, 180_000);
     await until("overlay removed", async () => !(await exists(overlay)), 30_000);
+    // The base was imported once into the base pool and stays there.
+    expect(await virsh("vol-list", testPools(h.agent.nodeId).base)).toMatch(/base-[0-9a-f]{16}\.qcow2/);
     const baseAfter = await stat(guest.base!);
     expect(baseAfter.size).toBe(baseBefore.size);
     expect(baseAfter.mtimeMs).toBe(baseBefore.mtimeMs);

@@ -35,6 +35,8 @@ const vmDefaults = {
   storageDir: "",
   imagesDir: "",
   defaultNetwork: "default",
+  rebootTimeoutSeconds: 60,
+  pools: { base: "persys-base", disks: "persys-disks" },
   probe: { kernel: "", initrd: "" },
 };
 
@@ -101,6 +103,19 @@ export const agentConfigSchema = z
             imagesDir: z.string().default(""),
             /** libvirt network of a NIC that names none. */
             defaultNetwork: z.string().min(1).default("default"),
+            /** How long a guest has to reboot on an ACPI reboot request (RestartWorkload reboot mode) before it is reset. */
+            rebootTimeoutSeconds: z.number().int().min(1).default(60),
+            /**
+             * libvirt storage pools (dir pools, defined under `<storageDir>/pools/` when missing): `base` holds
+             * base images imported once by content, `disks` the overlays, data disks and seeds of replicas.
+             */
+            pools: z
+              .object({
+                base: z.string().min(1).default("persys-base"),
+                disks: z.string().min(1).default("persys-disks"),
+              })
+              .strict()
+              .default({ base: "persys-base", disks: "persys-disks" }),
             /** The guest the accelerator probe boots (kernel + initrd printing PERSYS-FAST-GUEST-UP). Empty: no probe, no `kvm`. */
             probe: z
               .object({ kernel: z.string().default(""), initrd: z.string().default("") })
@@ -166,6 +181,23 @@ export const agentConfigSchema = z
       .object({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") })
       .strict()
       .default({ level: "info" }),
+    tls: z
+      .object({
+        /** The node's certificate (CN `node:<id>`, O `agent`) from the cluster CA. Default: `<stateDir>/tls/node.crt`. */
+        certFile: z.string().default(""),
+        /** Its private key (mode 0600). Default: `<stateDir>/tls/node.key`. */
+        keyFile: z.string().default(""),
+        /** The cluster CA: the control plane is verified against it. Default: `<stateDir>/tls/ca.crt`. */
+        caFile: z.string().default(""),
+        /** One-time join token (`persysctl node join-token create`): used when there is no certificate yet. */
+        joinToken: z.string().default(""),
+        /** `sha256:<hex>` of the cluster CA's public key, to fetch and trust the CA when joining without `caFile`. */
+        caCertHash: z.string().default(""),
+      })
+      .strict()
+      .default({ certFile: "", keyFile: "", caFile: "", joinToken: "", caCertHash: "" }),
+    /** Plaintext both ways and no caller checks (development only; logged as a warning on every start). */
+    insecure: z.boolean().default(false),
   })
   .strict();
 

@@ -1,7 +1,7 @@
 import type { agent } from "@persys/schema";
 
 /** What the agent did to a replica. */
-export type ActionType = "apply" | "delete" | "restart" | "gc";
+export type ActionType = "apply" | "delete" | "restart" | "reboot" | "gc";
 export type ActionStatus = "pending" | "running" | "succeeded" | "failed";
 
 interface Action {

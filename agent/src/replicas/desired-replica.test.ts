@@ -135,9 +135,9 @@ describe("desiredReplicaFromRequest — the Persys extension", () => {
       path: "persys.workload.container.volumes[0].hostPath",
     },
     {
-      name: "secret env (no secret source on the node yet)",
-      container: { secretEnv: { TOKEN: { secret: "s", key: "k" } } },
-      path: "persys.workload.container.secretEnv",
+      name: "a secret file at a relative path",
+      container: { secretFiles: [{ ref: { secret: "s", key: "k" }, path: "run/k", mode: 0 }] },
+      path: "persys.workload.container.secretFiles[0].path",
     },
   ])("refuses $name with INVALID_SPEC naming the field", ({ container, path }) => {
     const error = (() => {

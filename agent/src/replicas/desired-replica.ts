@@ -5,6 +5,7 @@ import {
   type FieldViolation,
   invalid,
   PersysError,
+  secretUsesOf,
   withDefaults,
   workloadViolations,
 } from "@persys/schema";
@@ -15,6 +16,7 @@ import {
 } from "../runtimes/compose/compose-runtime-spec.js";
 import type { VmRuntimeSpec } from "../runtimes/vm/vm-runtime-spec.js";
 import { vmRuntimeSpec } from "../runtimes/vm/vm-runtime-spec.js";
+import type { SecretEnvRef, SecretFileRef } from "./replica-secrets.js";
 
 /** What the node should do with a replica. `deleted` is kept until the runtime objects are gone. */
 export type DesiredState = "running" | "stopped" | "deleted";
@@ -66,8 +68,14 @@ export interface ContainerRuntimeSpec {
   readonly workingDir: string;
   readonly privileged: boolean;
   readonly hostNetwork: boolean;
+  /** Host devices, Docker's `--device` form. */
+  readonly devices?: readonly string[];
   /** Grace between SIGTERM and SIGKILL. */
   readonly stopTimeoutSeconds: number;
+  /** Environment variables from secrets: references only (values stay in agent memory). */
+  readonly secretEnv?: readonly SecretEnvRef[];
+  /** Files from secrets, bind-mounted read-only: references only. */
+  readonly secretFiles?: readonly SecretFileRef[];
   /** Extra container labels (the workload's labels, or the Go spec's); `persys.*` keys are reserved. */
   readonly labels: Readonly<Record<string, string>>;
   /** Hard limits (0: none) and the Go agent's relative CPU weight. */
@@ -161,18 +169,12 @@ function fromPersys(request: agent.ApplyWorkloadRequest, assignment: api.Replica
 }
 
 function containerFromPersys(
-  request: agent.ApplyWorkloadRequest,
+  _request: agent.ApplyWorkloadRequest,
   workload: api.Workload,
   c: api.ContainerSpec,
   base: DesiredReplicaBase,
 ): ContainerReplica {
-  if (Object.keys(c.secretEnv).length > 0) {
-    throw invalid(
-      "INVALID_SPEC",
-      [{ path: "persys.workload.container.secretEnv", reason: "this agent cannot resolve secrets yet" }],
-      `replica ${request.id}`,
-    );
-  }
+  const uses = secretUsesOf(c);
   const resources = base.resources;
   const reserved = new Set(Object.keys(workload.labels).filter((k) => k.startsWith("persys.")));
   return {
@@ -210,10 +212,19 @@ function containerFromPersys(
             },
           }
         : {}),
+      ...(uses.length > 0
+        ? {
+            secretEnv: uses.flatMap((u) => ("env" in u.as ? [{ name: u.as.env, secret: u.secret, key: u.key }] : [])),
+            secretFiles: uses.flatMap((u) =>
+              "path" in u.as ? [{ secret: u.secret, key: u.key, path: u.as.path, mode: u.as.mode }] : [],
+            ),
+          }
+        : {}),
       user: c.user,
       workingDir: c.workingDir,
       privileged: c.privileged,
       hostNetwork: c.hostNetwork,
+      ...(c.devices.length > 0 ? { devices: c.devices } : {}),
       stopTimeoutSeconds: c.stopTimeoutSeconds || DEFAULT_STOP_TIMEOUT_SECONDS,
       labels: Object.fromEntries(Object.entries(workload.labels).filter(([k]) => !reserved.has(k))),
       limits: {
@@ -368,6 +379,35 @@ function composeReplicaFromGo(request: agent.ApplyWorkloadRequest): ComposeRepli
     resources,
     source: "go",
   };
+}
+
+/**
+ * The revision a replica's runtime object is created from: the agent revision without the reboot
+ * suffix `+b<n>` the control plane appends for in-place reboots (see `ReplicaAssignment.reboot_generation`).
+ */
+export function runtimeRevision(revision: string): string {
+  return revision.replace(/\+b\d+$/, "");
+}
+
+/** The in-place reboots an agent revision asks for (its `+b<n>` suffix; 0 without one). */
+export function rebootsOf(revision: string): number {
+  const m = /\+b(\d+)$/.exec(revision);
+  return m ? Number(m[1]) : 0;
+}
+
+/**
+ * Whether `next` only asks for an in-place reboot of what `current` runs: same runtime revision,
+ * more reboots, both desired running, from the Persys control plane.
+ */
+export function isRebootOnly(current: DesiredReplica, next: DesiredReplica): boolean {
+  return (
+    next.source === "persys" &&
+    current.desired === "running" &&
+    next.desired === "running" &&
+    current.kind === next.kind &&
+    runtimeRevision(current.revision) === runtimeRevision(next.revision) &&
+    rebootsOf(next.revision) > rebootsOf(current.revision)
+  );
 }
 
 /** The container labels (beyond the user's) every runtime object of a replica carries. */

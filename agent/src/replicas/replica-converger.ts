@@ -9,12 +9,15 @@ import {
 import { classifyDockerError, isConflict } from "../runtimes/docker/docker-errors.js";
 import type { ContainerEvent } from "../runtimes/docker/docker-events.js";
 import type { DockerRuntime } from "../runtimes/docker/docker-runtime.js";
-import type { ContainerReplica, DesiredReplica } from "./desired-replica.js";
+import { type ContainerReplica, type DesiredReplica, runtimeRevision } from "./desired-replica.js";
 import type { ObservedReplicaReason, ReplicaDriver, ReplicaDriverContext } from "./replica-driver.js";
 import type { ReplicaEntry } from "./replica-entry.js";
+import { defaultSecretRoot, type ReplicaSecretValues, SecretFiles, secretRefsOf } from "./replica-secrets.js";
 import { restartDecision } from "./restart-policy.js";
 
 export interface ReplicaConvergerOptions {
+  /** Where secret files are written (per replica, 0700). Default: tmpfs (/dev/shm) when the node has it. */
+  readonly secretFiles?: SecretFiles;
   readonly runtime: DockerRuntime;
   readonly logs?: LogRotation | undefined;
   /** Undefined while Docker is ready; else why not. */
@@ -42,9 +45,11 @@ function containerReplica(d: DesiredReplica): ContainerReplica {
 export class ReplicaConverger implements ReplicaDriver {
   readonly kind = "container" as const;
   private readonly o: ReplicaConvergerOptions & ReplicaDriverContext;
+  private readonly secretFiles: SecretFiles;
 
   constructor(ctx: ReplicaDriverContext, options: ReplicaConvergerOptions) {
     this.o = { ...ctx, ...options };
+    this.secretFiles = options.secretFiles ?? new SecretFiles(defaultSecretRoot(ctx.nodeId));
   }
 
   notReady(): ObservedReason | undefined {
@@ -82,7 +87,10 @@ export class ReplicaConverger implements ReplicaDriver {
     let container: ContainerSnapshot | undefined;
     try {
       container = await this.currentContainer(e);
-      if (container && (container.labels["persys.revision"] !== d.revision || e.recreate)) {
+      if (
+        container &&
+        (runtimeRevision(container.labels["persys.revision"] ?? "") !== runtimeRevision(d.revision) || e.recreate)
+      ) {
         await this.o.runtime.stop(container.id);
         await this.o.runtime.remove(container.id);
         container = undefined;
@@ -90,7 +98,7 @@ export class ReplicaConverger implements ReplicaDriver {
       e.recreate = false;
       let created: string | undefined;
       if (!container) {
-        created = await this.create(d);
+        created = await this.create(d, e.secrets);
         e.observed.containerId = created;
         e.observed.observedRevision = d.revision;
         e.agentRestarts = 0;
@@ -148,13 +156,19 @@ export class ReplicaConverger implements ReplicaDriver {
    * when another agent on the same Docker (or a person) holds it, the container is named
    * `<replica>.<node id>` instead.
    */
-  private async create(d: ContainerReplica): Promise<string> {
+  private async create(d: ContainerReplica, values: ReplicaSecretValues | undefined): Promise<string> {
     let name = d.id;
     let pulled = false;
+    const secrets = await this.secretFiles.materialise(d.id, secretRefsOf(d), values);
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         return await this.o.runtime.create(
-          containerCreateOptions(d, { name, nodeId: this.o.nodeId, ...(this.o.logs ? { logs: this.o.logs } : {}) }),
+          containerCreateOptions(d, {
+            name,
+            nodeId: this.o.nodeId,
+            ...(this.o.logs ? { logs: this.o.logs } : {}),
+            ...(secrets ? { secrets } : {}),
+          }),
         );
       } catch (error) {
         if (!pulled && error instanceof PersysError && error.code === "IMAGE_NOT_FOUND") {
@@ -186,7 +200,8 @@ export class ReplicaConverger implements ReplicaDriver {
     const found = await this.o.runtime.list(this.labelsOf(d));
     const best = [...found].sort(
       (a, b) =>
-        Number(b.Labels["persys.revision"] === d.revision) - Number(a.Labels["persys.revision"] === d.revision) ||
+        Number(runtimeRevision(b.Labels["persys.revision"] ?? "") === runtimeRevision(d.revision)) -
+          Number(runtimeRevision(a.Labels["persys.revision"] ?? "") === runtimeRevision(d.revision)) ||
         b.Created - a.Created,
     )[0];
     if (!best) return undefined;
@@ -230,7 +245,12 @@ export class ReplicaConverger implements ReplicaDriver {
     e.observed.ports = c.ports;
     if (c.startedAt) e.observed.startedAt = c.startedAt;
     e.observed.restartCount = c.restartCount + e.agentRestarts;
-    e.observed.observedRevision = c.labels["persys.revision"] ?? d.revision;
+    const label = c.labels["persys.revision"] ?? d.revision;
+    // A container rebooted in place keeps the label it was created with; it runs the desired revision
+    // once the reboot is done (`reboot` sets observedRevision), so only a different one is reported.
+    if (runtimeRevision(label) !== runtimeRevision(d.revision)) e.observed.observedRevision = label;
+    else if (runtimeRevision(e.observed.observedRevision) !== runtimeRevision(d.revision))
+      e.observed.observedRevision = d.revision;
     this.set(e, observed.state, observed.reason);
     return c;
   }
@@ -312,6 +332,35 @@ export class ReplicaConverger implements ReplicaDriver {
    * remove with anonymous volumes; named volumes stay, Go managed volumes go unless retained), then
    * forgets it. When Docker fails, it stays DELETING with the reason and is retried with backoff.
    */
+  /**
+   * Restarts the replica's container in place (SIGTERM, the stop grace, then start: same container
+   * id and filesystem). A container that is not running is converged instead.
+   */
+  async reboot(e: ReplicaEntry): Promise<void> {
+    const d = containerReplica(e.desired);
+    const id = e.observed.containerId;
+    const c = id ? await this.o.runtime.inspect(id).catch(() => undefined) : undefined;
+    if (!c?.running) {
+      e.observed.observedRevision = d.revision;
+      return this.converge(e, "apply");
+    }
+    e.cancelRestart();
+    const action = this.o.actions.begin("reboot", d.id);
+    action.start();
+    try {
+      await this.o.runtime.stop(c.id, d.spec.stopTimeoutSeconds);
+      await this.o.runtime.start(c.id);
+      e.observed.observedRevision = d.revision;
+      e.lastError = undefined;
+      action.done();
+    } catch (error) {
+      const failure = classifyDockerError(error, "other", { image: d.spec.image, socket: this.o.runtime.socket });
+      e.lastError = reasonOf(failure);
+      action.done(failure.message);
+    }
+    await this.refresh(e);
+  }
+
   async teardown(e: ReplicaEntry, attempt = 0): Promise<void> {
     e.cancelRestart();
     const d = containerReplica(e.desired);
@@ -333,6 +382,7 @@ export class ReplicaConverger implements ReplicaDriver {
       this.o.metrics?.deletes.inc({ result: "ok" });
       action.done();
       if (e.desired.desired !== "deleted") return; // applied again meanwhile: its converge is queued next
+      await this.secretFiles.remove(d.id);
       this.o.store.delete(d.id);
       this.o.gone(e);
     } catch (error) {

@@ -53,6 +53,14 @@ export interface ReplicaDriver {
    * revision are kept as they are, never recreated.
    */
   converge(e: ReplicaEntry, mode: "apply" | "adopt"): Promise<void>;
+  /**
+   * Restarts what runs inside the replica's runtime object, keeping the object (a VM guest reboot,
+   * `docker restart`), after an apply that only asked for a reboot (`isRebootOnly`). When the
+   * reboot is done it sets `observed.observedRevision` to the desired revision (the control plane
+   * reads that as "rebooted"). A replica that is not running is converged instead. Never throws.
+   * Kinds without it are recreated.
+   */
+  reboot?(e: ReplicaEntry): Promise<void>;
   /** Removes every runtime object of the (deleted) replica, then calls `ctx.gone(e)`. */
   teardown(e: ReplicaEntry): Promise<void>;
   /** Stops the driver's own timers and streams (runtime objects keep running). */

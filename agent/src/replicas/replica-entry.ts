@@ -1,5 +1,6 @@
 import type { ObservedReason } from "../runtimes/docker/container-state.js";
 import type { DesiredReplica } from "./desired-replica.js";
+import type { ReplicaSecretValues } from "./replica-secrets.js";
 import type { ObservedReplica } from "./replica-wire.js";
 
 /**
@@ -25,6 +26,11 @@ export class ReplicaEntry {
   fresh = false;
   /** When the current apply was accepted (for the converge-time histogram). */
   appliedAt = 0;
+  /**
+   * The replica's secret values, from the last apply: memory only (the store keeps references), so
+   * after an agent restart they are undefined until the control plane pushes again.
+   */
+  secrets: ReplicaSecretValues | undefined;
   /** Fingerprint of the state last reported, to report only changes. */
   reported = "";
   private chain: Promise<void> = Promise.resolve();

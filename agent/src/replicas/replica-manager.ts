@@ -5,7 +5,7 @@ import type { AgentMetrics, ReplicaSample } from "../metrics/agent-metrics.js";
 import type { ReplicaStateName } from "../runtimes/docker/container-state.js";
 import type { ReplicaStore } from "../state/replica-store.js";
 import type { ActionLog } from "./action-log.js";
-import { type DesiredReplica, desiredReplicaFromRequest } from "./desired-replica.js";
+import { type DesiredReplica, desiredReplicaFromRequest, isRebootOnly } from "./desired-replica.js";
 import type {
   ObservedReplicaReason,
   ReplicaDriver,
@@ -14,6 +14,7 @@ import type {
   ReplicaKind,
 } from "./replica-driver.js";
 import { ReplicaEntry } from "./replica-entry.js";
+import { type ReplicaSecretValues, secretRefsOf, secretValuesOf } from "./replica-secrets.js";
 import { agentWorkloadStatus, goUsage, goWorkloadStatus, type ReplicaIdentity, replicaReport } from "./replica-wire.js";
 
 export interface ReplicaManagerOptions {
@@ -43,7 +44,8 @@ function meets(state: string, desired: DesiredReplica["desired"]): boolean {
  * then runs on the replica's own queue and its outcome is reported through heartbeats (`onChange`
  * asks for one at every change). Idempotent by revision: the same revision and state is a no-op, a
  * desired-state change only starts or stops, a new revision (or re-applying a failed replica)
- * recreates the runtime object. On start it adopts the runtime objects already running for stored
+ * recreates the runtime object, and a revision that only asks for another reboot (`+b<n>`, see
+ * `isRebootOnly`) reboots it in place through the driver's `reboot`. On start it adopts the runtime objects already running for stored
  * replicas.
  */
 export class ReplicaManager {
@@ -166,8 +168,10 @@ export class ReplicaManager {
   /** ApplyWorkload: validate, record durably, start the runtime work, answer with the current status. */
   apply(request: agent.ApplyWorkloadRequest): agent.ApplyWorkloadResponse {
     let d: DesiredReplica;
+    let secrets: ReplicaSecretValues | undefined;
     try {
       d = desiredReplicaFromRequest(request);
+      secrets = secretValuesOf(request, secretRefsOf(d));
     } catch (error) {
       return this.rejected(request, error, "invalid request");
     }
@@ -181,6 +185,12 @@ export class ReplicaManager {
       return this.rejected(request, new PersysError("RUNTIME_UNAVAILABLE", notReady.message), "runtime unavailable");
     }
     const existing = this.entries.get(d.id);
+    // Secret values stay in memory (never in the store): the latest request's are the ones to use.
+    if (existing) existing.secrets = secrets;
+    if (existing && !existing.recreate && existing.observed.state !== "FAILED" && isRebootOnly(existing.desired, d)) {
+      if (driver.reboot) return this.reboot(request, existing, d, driver);
+      existing.recreate = true; // this kind cannot reboot in place: recreate it
+    }
     if (existing && existing.desired.desired !== "deleted" && existing.desired.revision === d.revision) {
       const same = existing.desired.desired === d.desired;
       const converging =
@@ -199,6 +209,7 @@ export class ReplicaManager {
     }
     // A replica being deleted keeps its entry: the new converge queues behind the teardown.
     const entry = existing ?? new ReplicaEntry(d, new Date(this.clock()));
+    entry.secrets = secrets;
     try {
       this.persist(entry, d);
     } catch (error) {
@@ -221,6 +232,33 @@ export class ReplicaManager {
       applied: true,
       skipped: false,
       message: `applying revision ${d.revision} (${d.desired})`,
+      status: this.statusOf(entry),
+    };
+  }
+
+  /** An apply that only asks for an in-place reboot: recorded, then the driver reboots on the queue. */
+  private reboot(
+    request: agent.ApplyWorkloadRequest,
+    entry: ReplicaEntry,
+    d: DesiredReplica,
+    driver: ReplicaDriver,
+  ): agent.ApplyWorkloadResponse {
+    try {
+      this.persist(entry, d);
+    } catch (error) {
+      return this.rejected(request, error, "cannot record the replica");
+    }
+    entry.appliedAt = this.clock();
+    entry.cancelRestart();
+    this.o.metrics?.applies.inc({ result: "applied" });
+    void entry.enqueue(
+      () => driver.reboot!(entry),
+      (error) => this.onError(entry, error),
+    );
+    return {
+      applied: true,
+      skipped: false,
+      message: `rebooting replica ${d.id} in place (revision ${d.revision})`,
       status: this.statusOf(entry),
     };
   }

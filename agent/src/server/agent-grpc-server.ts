@@ -1,5 +1,6 @@
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { agent, api } from "@persys/schema";
+import { controlPlaneOnly } from "./control-plane-only.js";
 
 /** A started gRPC server and the port it is bound to. */
 export interface AgentGrpcServer {
@@ -10,17 +11,24 @@ export interface AgentGrpcServer {
 
 /**
  * Serves `persys.agent.v1.AgentService` and `persys.api.v1.NodeLogService` on one gRPC server at
- * `address` (`host:port`; port 0 picks a free one). Rejects when the address cannot be bound.
+ * `address` (`host:port`; port 0 picks a free one). With TLS `credentials`, only the control plane
+ * (a verified certificate with O=`control-plane`) may call. Rejects when the address cannot be bound.
  */
 export async function startAgentGrpcServer(options: {
   readonly address: string;
   readonly agentService: agent.AgentServiceServer;
   readonly nodeLogService: api.NodeLogServiceServer;
+  /** Default: plaintext without caller checks (development). */
   readonly credentials?: ServerCredentials;
 }): Promise<AgentGrpcServer> {
   const server = new Server({ "grpc.keepalive_permit_without_calls": 1 });
-  server.addService(agent.AgentServiceService, options.agentService);
-  server.addService(api.NodeLogServiceService, options.nodeLogService);
+  const secure = options.credentials?._isSecure() ?? false;
+  const guard = <T>(definition: Parameters<typeof controlPlaneOnly>[0], impl: T) =>
+    secure
+      ? controlPlaneOnly(definition, impl as UntypedServiceImplementation)
+      : (impl as UntypedServiceImplementation);
+  server.addService(agent.AgentServiceService, guard(agent.AgentServiceService, options.agentService));
+  server.addService(api.NodeLogServiceService, guard(api.NodeLogServiceService, options.nodeLogService));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(options.address, options.credentials ?? ServerCredentials.createInsecure(), (error, bound) =>
       error ? reject(error) : resolve(bound),

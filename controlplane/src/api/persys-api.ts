@@ -1,11 +1,16 @@
 import type { api, control } from "@persys/schema";
+import type { CallCredentials, Principal } from "../auth/principal.js";
 
 /** Who is calling, and how to give up: passed to every API method by the transports. */
 export interface CallContext {
   /** Aborted when the client goes away or its deadline passes. */
   readonly signal: AbortSignal;
-  /** Authenticated identity (certificate subject or token subject), when authentication is on. */
+  /** Name of the authenticated caller (`principal.name`), set once authentication has run. */
   readonly identity?: string;
+  /** The authenticated caller, set by the authorisation layer (auth/authorizing-api.ts). */
+  readonly principal?: Principal;
+  /** What the transport saw of the caller (verified certificate subject, bearer token); not yet checked. */
+  readonly credentials?: CallCredentials;
   /** Request id for logs and events. */
   readonly requestId?: string;
 }
@@ -26,6 +31,11 @@ export interface PersysApi {
   stopWorkload(request: api.StopWorkloadRequest, ctx: CallContext): Promise<api.StopWorkloadResponse>;
   restartWorkload(request: api.RestartWorkloadRequest, ctx: CallContext): Promise<api.RestartWorkloadResponse>;
   retryWorkload(request: api.RetryWorkloadRequest, ctx: CallContext): Promise<api.RetryWorkloadResponse>;
+  /**
+   * Moves one replica off its node through the scheduler (idempotent; UNSCHEDULABLE when no other
+   * node could take it, and then nothing changes). See `MoveReplica` in workload_service.proto.
+   */
+  moveReplica(request: api.MoveReplicaRequest, ctx: CallContext): Promise<api.MoveReplicaResponse>;
   explainWorkload(request: api.ExplainWorkloadRequest, ctx: CallContext): Promise<api.ExplainWorkloadResponse>;
   planWorkload(request: api.PlanWorkloadRequest, ctx: CallContext): Promise<api.PlanWorkloadResponse>;
   streamWorkloadLogs(
@@ -61,6 +71,43 @@ export interface PersysApi {
   deletePolicy(request: api.DeletePolicyRequest, ctx: CallContext): Promise<api.DeletePolicyResponse>;
   listAuditRecords(request: api.ListAuditRecordsRequest, ctx: CallContext): Promise<api.ListAuditRecordsResponse>;
   approveAction(request: api.ApproveActionRequest, ctx: CallContext): Promise<api.ApproveActionResponse>;
+
+  /**
+   * Secrets (see docs/secrets.md): put is create-or-update and idempotent by content; get and list
+   * return metadata only, never values; delete is idempotent and refused (SECRET_IN_USE) while a
+   * workload references the secret, unless forced.
+   */
+  putSecret(request: api.PutSecretRequest, ctx: CallContext): Promise<api.PutSecretResponse>;
+  getSecret(request: api.GetSecretRequest, ctx: CallContext): Promise<api.GetSecretResponse>;
+  listSecrets(request: api.ListSecretsRequest, ctx: CallContext): Promise<api.ListSecretsResponse>;
+  deleteSecret(request: api.DeleteSecretRequest, ctx: CallContext): Promise<api.DeleteSecretResponse>;
+
+  /**
+   * Security (see docs/security.md): who-am-I, API tokens, one-time join tokens, node and user
+   * certificates. Token values and private keys are returned once, by the call that creates them.
+   * UNAVAILABLE on a server without the cluster CA or token stores.
+   */
+  whoAmI(request: api.WhoAmIRequest, ctx: CallContext): Promise<api.WhoAmIResponse>;
+  createApiToken(request: api.CreateApiTokenRequest, ctx: CallContext): Promise<api.CreateApiTokenResponse>;
+  listApiTokens(request: api.ListApiTokensRequest, ctx: CallContext): Promise<api.ListApiTokensResponse>;
+  /** Idempotent. */
+  revokeApiToken(request: api.RevokeApiTokenRequest, ctx: CallContext): Promise<api.RevokeApiTokenResponse>;
+  createJoinToken(request: api.CreateJoinTokenRequest, ctx: CallContext): Promise<api.CreateJoinTokenResponse>;
+  listJoinTokens(request: api.ListJoinTokensRequest, ctx: CallContext): Promise<api.ListJoinTokensResponse>;
+  /** Idempotent. */
+  revokeJoinToken(request: api.RevokeJoinTokenRequest, ctx: CallContext): Promise<api.RevokeJoinTokenResponse>;
+  /** Public: the CA certificate and its `sha256:` public key pin. */
+  getClusterCa(request: api.GetClusterCaRequest, ctx: CallContext): Promise<api.GetClusterCaResponse>;
+  /** Public: the join token is the proof and is consumed by the first success. */
+  joinNode(request: api.JoinNodeRequest, ctx: CallContext): Promise<api.JoinNodeResponse>;
+  renewNodeCertificate(
+    request: api.RenewNodeCertificateRequest,
+    ctx: CallContext,
+  ): Promise<api.RenewNodeCertificateResponse>;
+  issueUserCertificate(
+    request: api.IssueUserCertificateRequest,
+    ctx: CallContext,
+  ): Promise<api.IssueUserCertificateResponse>;
 }
 
 /**

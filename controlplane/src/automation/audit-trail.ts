@@ -3,6 +3,8 @@ import type { EventPayload, EventStore, StoredEvent } from "../events/event-stor
 
 export const AUDIT_STREAM = "automation:audit";
 export const policyAuditStream = (policyId: string) => `automation:audit:${policyId}`;
+/** One entry per cooldown start of a policy, written before its action runs. */
+export const cooldownStream = (policyId: string) => `automation:cooldown:${policyId}`;
 
 /** One record as the engine writes it. */
 export interface AuditEntry {
@@ -14,16 +16,25 @@ export interface AuditEntry {
   readonly approvalId?: string;
   readonly evaluatedBy: string;
   readonly evidence?: readonly api.Evidence[];
-  /** For AWAITING_APPROVAL: the resolved action to run on approval (PolicyAction JSON + node). */
-  readonly pending?: { readonly action: unknown; readonly nodeId: string };
+  /** For AWAITING_APPROVAL: the resolved action to run on approval (PolicyAction JSON + trigger facts). */
+  readonly pending?: PendingAction;
+}
+
+/** What an approval runs: the action as JSON and what the trigger named. */
+export interface PendingAction {
+  readonly action: unknown;
+  readonly nodeId: string;
+  readonly replicaIndex?: number;
 }
 
 const outcomeName = (o: api.AuditOutcome) => api.auditOutcomeToJSON(o);
 
 /**
  * The audit trail: every record in the global stream `automation:audit` and the policy's own
- * stream (for cooldowns and per-policy reads), capped and expiring like other event streams.
- * Unlike cluster events, a failed write here is an error: automation does not act unaudited.
+ * stream (for per-policy reads), capped and expiring like other event streams; and each policy's
+ * cooldown starts in `automation:cooldown:<policy>`, so the last one is one read away however
+ * many records followed it. Unlike cluster events, a failed write here is an error: automation
+ * does not act unaudited.
  */
 export class AuditTrail {
   constructor(private readonly events: Pick<EventStore, "append" | "read">) {}
@@ -45,6 +56,27 @@ export class AuditTrail {
     const id = await this.events.append(AUDIT_STREAM, { fields, payload });
     await this.events.append(policyAuditStream(entry.policyId), { fields: { ...fields, globalId: id }, payload });
     return auditRecordOf({ stream: AUDIT_STREAM, id, timeMs: Number(id.split("-")[0]), fields, payload });
+  }
+
+  /**
+   * Records that the policy's cooldown starts at `atMs` (its action is about to run, or was
+   * dry-run, put up for approval, or failed to resolve). Written before the action, so a leader
+   * that dies while acting still leaves the cooldown behind for the next one.
+   */
+  async startCooldown(policyId: string, atMs: number, action: string, by: string): Promise<void> {
+    await this.events.append(cooldownStream(policyId), { fields: { at: String(atMs), action, by } }, { maxLen: 10 });
+  }
+
+  /**
+   * When the policy's cooldown last started (ms), or undefined when it never did. Falls back to
+   * the newest acting record of the policy's audit stream (records written before cooldown
+   * streams existed).
+   */
+  async lastCooldownStart(policyId: string): Promise<number | undefined> {
+    const [marker] = await this.events.read(cooldownStream(policyId), { reverse: true, limit: 1 });
+    if (marker) return Number(marker.fields.at ?? marker.timeMs);
+    const records = await this.list({ policyId, limit: 200 });
+    return records.find((r) => ACTING.has(api.auditOutcomeFromJSON(r.fields.outcome ?? "")))?.timeMs;
   }
 
   /** Newest first. */

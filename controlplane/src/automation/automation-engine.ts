@@ -2,7 +2,7 @@ import { api } from "@persys/schema";
 import type { Logger } from "pino";
 import type { CallContext, PersysApi } from "../api/persys-api.js";
 import type { IntelligenceSources } from "../intelligence/intelligence-sources.js";
-import { ACTING, type AuditEntry, type AuditTrail } from "./audit-trail.js";
+import type { AuditEntry, AuditTrail } from "./audit-trail.js";
 import { planAction } from "./policy-actions.js";
 import type { PolicyStore } from "./policy-store.js";
 import { POLICY_DEFAULTS } from "./policy-validation.js";
@@ -26,8 +26,9 @@ const O = api.AuditOutcome;
  * Evaluates every policy once per interval while this server leads (the control plane starts it on
  * election and stops it when deposed). Each evaluation that matches — and each change back to not
  * matching — is written to the audit trail before anything acts; actions go through the public
- * API as `automation:<policy>`. Cooldowns are read back from the audit trail, so a new leader
- * honours the old one's.
+ * API as `automation:<policy>`. A cooldown starts with a durable marker written before the action
+ * runs (`AuditTrail.startCooldown`) and is read back from it, so a new leader honours the old
+ * one's even when the old one died mid-action.
  */
 export class AutomationEngine {
   private timer: NodeJS.Timeout | undefined;
@@ -65,13 +66,17 @@ export class AutomationEngine {
     }
   }
 
+  /** Read from the store once per term (this engine lives for one term), then kept in step. */
   private async lastActedOf(policyId: string): Promise<number | undefined> {
-    if (!this.lastActed.has(policyId)) {
-      const records = await this.o.audit.list({ policyId, limit: 200 });
-      const acted = records.find((r) => ACTING.has(api.auditOutcomeFromJSON(r.fields.outcome ?? "")));
-      this.lastActed.set(policyId, acted ? acted.timeMs : null);
-    }
+    if (!this.lastActed.has(policyId))
+      this.lastActed.set(policyId, (await this.o.audit.lastCooldownStart(policyId)) ?? null);
     return this.lastActed.get(policyId) ?? undefined;
+  }
+
+  /** Durably first, so a failover in the middle of the action still finds the cooldown. */
+  private async startCooldown(policyId: string, now: number, action: string): Promise<void> {
+    await this.o.audit.startCooldown(policyId, now, action, this.o.serverId);
+    this.lastActed.set(policyId, now);
   }
 
   private async evaluate(policy: api.Policy): Promise<void> {
@@ -103,14 +108,21 @@ export class AutomationEngine {
       identity: `automation:${policy.id}`,
       requestId: `automation-${policy.id}-${now}`,
     };
+    const subject = { nodeId: result.nodeId, workloadId: result.workloadId, replicaIndex: result.replicaIndex };
     let planned: Awaited<ReturnType<typeof planAction>>;
     try {
-      planned = await planAction(policy.action, result.nodeId, this.o.core, ctx, {
+      planned = await planAction(policy.action, subject, this.o.core, ctx, {
         policyId: policy.id,
         webhookBody: () => ({ policy: policy.id, observed: result.observed, time: new Date(now).toISOString() }),
+        onRetry: (a) =>
+          record({
+            outcome: O.AUDIT_OUTCOME_RETRYING,
+            action: planned.description,
+            message: `attempt ${a.attempt} of ${a.maxAttempts} failed: ${a.failure}; next in ${a.retryInMs} ms`,
+          }).then(() => undefined),
       });
     } catch (error) {
-      this.lastActed.set(policy.id, now);
+      await this.startCooldown(policy.id, now, "");
       await record({ outcome: O.AUDIT_OUTCOME_FAILED, action: "", message: String((error as Error).message ?? error) });
       return;
     }
@@ -118,7 +130,7 @@ export class AutomationEngine {
       await record({ outcome: O.AUDIT_OUTCOME_NO_CHANGE, action: planned.description, message: "nothing to change" });
       return;
     }
-    this.lastActed.set(policy.id, now);
+    await this.startCooldown(policy.id, now, planned.description);
     if (policy.dryRun) {
       await record({
         outcome: O.AUDIT_OUTCOME_DRY_RUN,
@@ -133,7 +145,11 @@ export class AutomationEngine {
         action: planned.description,
         message: `approve with: persysctl policy approve ${policy.id}-${now}`,
         approvalId: `${policy.id}-${now}`,
-        pending: { action: api.PolicyAction.toJSON(policy.action!), nodeId: result.nodeId ?? "" },
+        pending: {
+          action: api.PolicyAction.toJSON(resolvedAction(policy.action!, result.workloadId)),
+          nodeId: result.nodeId ?? "",
+          ...(result.replicaIndex !== undefined ? { replicaIndex: result.replicaIndex } : {}),
+        },
       });
       return;
     }
@@ -148,4 +164,12 @@ export class AutomationEngine {
       });
     }
   }
+}
+
+/** The action with the subject a finding supplied filled in, so an approval runs the same thing later. */
+function resolvedAction(action: api.PolicyAction, workloadId: string | undefined): api.PolicyAction {
+  const kind = action.kind;
+  if (kind?.$case === "move" && !kind.value.workloadId && workloadId)
+    return { kind: { $case: "move", value: { ...kind.value, workloadId } } };
+  return action;
 }

@@ -1,7 +1,7 @@
 import { api, invalid, PersysError } from "@persys/schema";
 import type { CallContext, PersysApi } from "../api/persys-api.js";
 import type { StoredEvent } from "../events/event-store.js";
-import { type AuditTrail, auditRecordOf } from "./audit-trail.js";
+import { type AuditTrail, auditRecordOf, type PendingAction } from "./audit-trail.js";
 import { planAction } from "./policy-actions.js";
 import type { PolicyStore } from "./policy-store.js";
 
@@ -90,17 +90,28 @@ export class AutomationService {
         }),
       };
     }
-    const pending = (waiting.payload as { pending?: { action: unknown; nodeId: string } } | undefined)?.pending;
+    const pending = (waiting.payload as { pending?: PendingAction } | undefined)?.pending;
     try {
       const planned = await planAction(
         api.PolicyAction.fromJSON(pending?.action ?? {}),
-        pending?.nodeId,
+        { nodeId: pending?.nodeId || undefined, replicaIndex: pending?.replicaIndex },
         this.core(),
         {
           ...ctx,
           identity: `automation:${policyId}`,
         },
-        { policyId, webhookBody: () => ({ policy: policyId, approvalId: request.approvalId }) },
+        {
+          policyId,
+          webhookBody: () => ({ policy: policyId, approvalId: request.approvalId }),
+          onRetry: (a) =>
+            this.audit
+              .record({
+                ...base,
+                outcome: O.AUDIT_OUTCOME_RETRYING,
+                message: `attempt ${a.attempt} of ${a.maxAttempts} failed: ${a.failure}; next in ${a.retryInMs} ms`,
+              })
+              .then(() => undefined),
+        },
       );
       const message = await planned.run();
       return {

@@ -44,7 +44,7 @@ export function validatePolicy(policy: api.Policy | undefined): api.Policy {
     if (trigger.value.count < 0) bad("when.event.count", "must be ≥ 0");
   }
   const action = policy.action?.kind;
-  if (!action) bad("action", "needs one of scale, restart, cordon, drain, webhook");
+  if (!action) bad("action", "needs one of scale, restart, cordon, drain, move, webhook");
   else if (action.$case === "scale") {
     const s = action.value;
     if (!s.workloadId) bad("action.scale.workloadId", "is required");
@@ -57,9 +57,15 @@ export function validatePolicy(policy: api.Policy | undefined): api.Policy {
       trigger?.$case === "metric" ? trigger.value.nodeId : trigger?.$case === "finding" ? "finding" : "";
     if (!action.value.nodeId && !fromTrigger)
       bad(`action.${action.$case}.nodeId`, "is required unless the trigger names a node");
+  } else if (action.$case === "move") {
+    if (!action.value.workloadId && trigger?.$case !== "finding")
+      bad("action.move.workloadId", "is required unless the trigger is a finding");
   } else if (action.$case === "webhook") {
-    if (!/^https?:\/\//.test(action.value.url) || !URL.canParse(action.value.url))
-      bad("action.webhook.url", "must be an http(s) URL");
+    const w = action.value;
+    if (!/^https?:\/\//.test(w.url) || !URL.canParse(w.url)) bad("action.webhook.url", "must be an http(s) URL");
+    if (w.maxAttempts < 0 || w.maxAttempts > 10) bad("action.webhook.maxAttempts", "must be 0..10 (0 means 4)");
+    if (w.timeoutSeconds < 0 || w.timeoutSeconds > 60)
+      bad("action.webhook.timeoutSeconds", "must be 0..60 (0 means 10)");
   }
   if (v.length > 0) throw invalid("INVALID_ARGUMENT", v);
   return policy;

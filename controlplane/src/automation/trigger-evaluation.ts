@@ -14,6 +14,9 @@ export interface TriggerResult {
   readonly evidence: api.Evidence[];
   /** The node the trigger is about, for cordon/drain without a node of their own. */
   readonly nodeId?: string;
+  /** The workload (and replica) a finding names, for move without a workload of its own. */
+  readonly workloadId?: string;
+  readonly replicaIndex?: number;
 }
 
 const SERIES = api.EvidenceKind.EVIDENCE_KIND_SERIES;
@@ -52,6 +55,8 @@ export async function evaluateTrigger(
         observed: first ? `finding ${first.id}: ${first.summary}` : "no matching finding",
         evidence: first?.evidence ?? [],
         ...(first?.nodeId ? { nodeId: first.nodeId } : {}),
+        ...(first?.workloadId ? { workloadId: first.workloadId } : {}),
+        ...(first?.replicaIndex !== undefined ? { replicaIndex: first.replicaIndex } : {}),
       };
     }
     case "event": {

@@ -34,6 +34,9 @@ export function agentEntryPoint(): string {
   return path;
 }
 
+/** The local node's default name: the host name, made a valid node id. */
+export const defaultNodeId = (): string => hostname().replace(/[^A-Za-z0-9._-]/g, "-") || "local";
+
 /** A node agent running as a child process of `persys up`. */
 export interface LocalAgent {
   readonly nodeId: string;
@@ -55,9 +58,11 @@ export function startLocalAgent(options: {
   readonly metrics?: string;
   readonly nodeId?: string;
   readonly dockerSocket?: string;
+  /** Plaintext and no caller checks (the control plane runs `--insecure`). Otherwise the agent uses `<dataDir>/agent/tls`. */
+  readonly insecure?: boolean;
   readonly onExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
 }): LocalAgent {
-  const nodeId = options.nodeId ?? (hostname().replace(/[^A-Za-z0-9._-]/g, "-") || "local");
+  const nodeId = options.nodeId ?? defaultNodeId();
   const listen = options.listen ?? "127.0.0.1:7071";
   const child = spawn(
     process.execPath,
@@ -77,6 +82,7 @@ export function startLocalAgent(options: {
       options.dockerSocket ?? DOCKER_SOCKET,
       "--log-level",
       "warn",
+      ...(options.insecure ? ["--insecure", "true"] : []),
     ],
     { stdio: ["ignore", "inherit", "inherit"], detached: true },
   );

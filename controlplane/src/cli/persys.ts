@@ -5,7 +5,9 @@ import { configLeaves, PersysError } from "@persys/schema";
 import { Command } from "commander";
 import { loadServerConfig, serverConfigSchema } from "../config/server-config.js";
 import { PERSYS_VERSION } from "../server/control-plane.js";
-import { DOCKER_SOCKET, dockerAnswers, type LocalAgent, startLocalAgent } from "./local-agent.js";
+import { DOCKER_SOCKET, defaultNodeId, dockerAnswers, type LocalAgent, startLocalAgent } from "./local-agent.js";
+import { prepareLocalCredentials } from "./local-credentials.js";
+import { registerPkiCommands } from "./pki-commands.js";
 import { runServer } from "./run-server.js";
 
 const program = new Command("persys")
@@ -46,6 +48,8 @@ interface UpOptions {
   agentGrpc: string;
   agentMetrics: string;
   dockerSocket: string;
+  insecure?: boolean;
+  context: boolean;
 }
 
 const server = program
@@ -88,6 +92,8 @@ program
   .option("--agent-grpc <address>", "where the local agent serves AgentService", "127.0.0.1:7071")
   .option("--agent-metrics <address>", "where the local agent serves /metrics and /healthz", "127.0.0.1:7072")
   .option("--docker-socket <path>", "the Docker daemon the local agent uses", DOCKER_SOCKET)
+  .option("--insecure", "plaintext, and calls without credentials act as admin (development only)")
+  .option("--no-context", "do not write the persys-up persysctl context")
   .addHelpText(
     "after",
     "\nExamples:\n  persys up\n  persys up --etcd http://127.0.0.1:2379 --redis redis://127.0.0.1:6379",
@@ -103,11 +109,27 @@ program
           ...(options.etcd ? { "state-kind": "etcd", "state-endpoints": options.etcd } : {}),
           ...(options.redis ? { "events-kind": "redis", "events-url": options.redis } : {}),
           "leader-ttl-seconds": "5",
-          insecure: "true",
+          ...(options.insecure ? { insecure: "true" } : {}),
         },
       });
       const running = await runServer(config);
       await running.controlPlane.whenLeader();
+      const nodeId = options.nodeId ?? defaultNodeId();
+      const credentials = running.tls?.ca
+        ? await prepareLocalCredentials({
+            ca: running.tls.ca,
+            tokens: running.controlPlane.tokens,
+            dataDir: config.dataDir,
+            nodeId,
+            agentHosts: [
+              "127.0.0.1",
+              "localhost",
+              options.agentGrpc.slice(0, options.agentGrpc.lastIndexOf(":")).replace(/^\[|\]$/g, ""),
+            ],
+            grpcAddress: running.grpcAddress,
+            context: options.context,
+          })
+        : undefined;
       let agent: LocalAgent | undefined;
       let node: string;
       let stopping = false;
@@ -118,7 +140,8 @@ program
           listen: options.agentGrpc,
           metrics: options.agentMetrics,
           dockerSocket: options.dockerSocket,
-          ...(options.nodeId ? { nodeId: options.nodeId } : {}),
+          nodeId,
+          insecure: !credentials,
           onExit: (code, signal) => {
             if (!stopping)
               console.error(`persys: the local agent exited (${signal ?? `code ${code}`}); the node goes NotReady`);
@@ -139,16 +162,31 @@ program
       const stores = `${config.state.kind === "etcd" ? `etcd ${config.state.endpoints.join(",")}` : `embedded state in ${config.dataDir}`}, ${
         config.events.kind === "redis" ? `Redis ${config.events.url}` : "embedded events"
       }`;
+      const security = credentials
+        ? [
+            `  token:     ${credentials.adminToken}`,
+            `  CA:        ${credentials.caFile}`,
+            ...(credentials.context
+              ? [`  context:   ${credentials.context.name} in ${credentials.context.file} (admin certificate)`]
+              : []),
+          ]
+        : ["  security:  none (--insecure: plaintext, calls without credentials act as admin)"];
+      const curl = credentials
+        ? `curl -s --cacert ${credentials.caFile} -H "Authorization: Bearer ${credentials.adminToken}" ${running.httpUrl}/v1/cluster/summary`
+        : `curl -s ${running.httpUrl}/v1/cluster/summary`;
       console.log(
         [
           "Persys single-node cluster is up.",
           `  gRPC API:  ${running.grpcAddress}`,
           `  REST API:  ${running.httpUrl}/v1   (OpenAPI: ${running.httpUrl}/v1/openapi.json)`,
+          `  console:   ${running.httpUrl}/ui`,
           `  stores:    ${stores}`,
           `  node:      ${node}`,
+          ...security,
           "",
           "Try:",
-          `  curl -s ${running.httpUrl}/v1/cluster/summary`,
+          `  ${curl}`,
+          ...(credentials?.context ? ["  persysctl get nodes"] : []),
           "",
           "Ctrl-C stops it (containers keep running; the next persys up adopts them).",
         ].join("\n"),
@@ -158,5 +196,7 @@ program
       fail(error);
     }
   });
+
+registerPkiCommands(program);
 
 program.parseAsync().catch(fail);

@@ -8,6 +8,7 @@ import {
   type NodeRecord,
   type PendingRecord,
   type ReplicaStatusRecord,
+  type SecretRecord,
   type StrayRecord,
   type WorkloadRecord,
 } from "./records.js";
@@ -51,6 +52,8 @@ export class ClusterState {
   readonly nodes = new Map<string, Versioned<NodeRecord>>();
   readonly liveness = new Map<string, Versioned<LivenessRecord>>();
   readonly strays = new Map<string, Versioned<StrayRecord>>();
+  /** Secrets by name: metadata and the sealed envelope only (see secrets/secret-store.ts). */
+  readonly secrets = new Map<string, Versioned<SecretRecord>>();
   /** The leader election key's value (`{id, since}`), keyed "leader". */
   readonly leader = new Map<string, Versioned<{ id: string; since: string }>>();
   /** Assignment keys (`workload/index`) per node. */
@@ -208,6 +211,8 @@ export class ClusterState {
         return { map: this.liveness, id: parsed.nodeId! };
       case "stray":
         return { map: this.strays, id: `${parsed.nodeId}/${replicaKey(parsed.workloadId!, parsed.index!)}` };
+      case "secret":
+        return { map: this.secrets, id: parsed.secretName! };
       case "leader":
         return { map: this.leader, id: "leader" };
     }

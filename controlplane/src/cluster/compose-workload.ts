@@ -1,7 +1,7 @@
 import { type api, readCompose, stackHostPorts } from "@persys/schema";
 
 /** The inline compose project of a workload, when it has one that parses (else undefined). */
-function inlineProject(workload: api.Workload) {
+export function inlineProject(workload: api.Workload) {
   const spec = workload.spec;
   if (spec?.$case !== "compose" || spec.value.source?.$case !== "inlineYaml") return undefined;
   const result = readCompose({

@@ -11,10 +11,13 @@ export type ClusterEventType =
   | "ReplicaUnschedulable"
   | "ReplicaApplied"
   | "ReplicaStateChanged"
+  /** RestartWorkload in reboot mode: the replica reports the reboot done (same runtime object). */
+  | "ReplicaRebooted"
   | "ReplicaFailed"
   | "ReplicaRetryScheduled"
   | "ReplicaRemoved"
   | "ReplicaMoved"
+  | "ReplicaMoveBlocked"
   | "StrayStopped"
   | "NodeRegistered"
   | "NodeReady"
@@ -23,7 +26,9 @@ export type ClusterEventType =
   | "NodeCordoned"
   | "NodeUncordoned"
   | "NodeDrained"
-  | "LeaderElected";
+  | "LeaderElected"
+  /** Who called which mutating method, when, with which result (auth/request-audit.ts). */
+  | "RequestAudited";
 
 export interface ClusterEvent {
   readonly type: ClusterEventType;

@@ -12,15 +12,26 @@
  * | `nodes/<node>`                        | NodeRecord             | registration, API, leader|
  * | `liveness/<node>`                     | LivenessRecord (lease) | registration, heartbeats |
  * | `strays/<node>/<workload>/<index>`    | StrayRecord            | heartbeat handler        |
+ * | `secrets/<name>`                      | SecretRecord (sealed)  | API (put, delete secret) |
  * | `leader`                              | leader election        | election                 |
  */
-export type RecordKind = "workload" | "assignment" | "pending" | "status" | "node" | "liveness" | "stray" | "leader";
+export type RecordKind =
+  | "workload"
+  | "assignment"
+  | "pending"
+  | "status"
+  | "node"
+  | "liveness"
+  | "stray"
+  | "secret"
+  | "leader";
 
 export interface ParsedKey {
   readonly kind: RecordKind;
   readonly workloadId?: string;
   readonly index?: number;
   readonly nodeId?: string;
+  readonly secretName?: string;
 }
 
 const folders: Record<string, RecordKind> = {
@@ -31,6 +42,7 @@ const folders: Record<string, RecordKind> = {
   nodes: "node",
   liveness: "liveness",
   strays: "stray",
+  secrets: "secret",
 };
 
 export class ClusterKeys {
@@ -66,6 +78,12 @@ export class ClusterKeys {
   stray(nodeId: string, workloadId: string, index: number): string {
     return `${this.prefix}strays/${nodeId}/${workloadId}/${index}`;
   }
+  secret(name: string): string {
+    return `${this.prefix}secrets/${name}`;
+  }
+  get secrets(): string {
+    return `${this.prefix}secrets/`;
+  }
   get leader(): string {
     return `${this.prefix}leader`;
   }
@@ -88,6 +106,8 @@ export class ClusterKeys {
       case "node":
       case "liveness":
         return parts.length === 2 ? { kind, nodeId: parts[1]! } : undefined;
+      case "secret":
+        return parts.length === 2 ? { kind, secretName: parts[1]! } : undefined;
       case "stray": {
         const index = Number(parts[3]);
         return parts.length === 4 && Number.isInteger(index)

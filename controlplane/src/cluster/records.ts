@@ -23,8 +23,35 @@ export interface WorkloadRecord {
   readonly restartNonce?: number;
   /** Bumped by Restart of one replica (by index): that replica alone is recreated. */
   readonly replicaRestartNonces?: Readonly<Record<string, number>>;
+  /** Bumped by Restart in reboot mode: replicas are rebooted in place (rolling) at the same revision. */
+  readonly rebootNonce?: number;
+  /** Bumped by a reboot of one replica (by index): that replica alone is rebooted. */
+  readonly replicaRebootNonces?: Readonly<Record<string, number>>;
   /** Bumped by Retry: failed and pending replicas are tried again now. */
   readonly retryNonce?: number;
+  /** Set by MoveReplica, per replica index: the copy to move and why (see {@link ReplicaMoveRecord}). */
+  readonly replicaMoves?: Readonly<Record<string, ReplicaMoveRecord>>;
+}
+
+/**
+ * A requested move of one replica. It applies to the copy placed on `fromNode` at `fromPlacedAt`
+ * only: once the leader has re-placed the replica (or it was re-placed for any other reason), the
+ * request is spent and changes nothing.
+ */
+export interface ReplicaMoveRecord {
+  readonly fromNode: string;
+  readonly fromPlacedAt: string;
+  /** The one node it may go to; absent: any node but `fromNode`. */
+  readonly toNode?: string;
+  readonly reason: string;
+  readonly requestedAt: string;
+  /** Who asked (identity), when known. */
+  readonly by?: string;
+}
+
+/** Whether a move request applies to this assignment (the very copy it names). */
+export function moveApplies(move: ReplicaMoveRecord | undefined, a: AssignmentRecord): move is ReplicaMoveRecord {
+  return move !== undefined && move.fromNode === a.nodeId && move.fromPlacedAt === a.placedAt;
 }
 
 /**
@@ -96,6 +123,24 @@ export interface StrayRecord {
   readonly seenAt: string;
 }
 
+/**
+ * A secret: its metadata and its data sealed by the secret cipher (AES-256-GCM with a fresh data
+ * key, the data key wrapped by the key provider; AAD `persys-secret:<name>:<version>`). Never holds
+ * a value in plain text.
+ */
+export interface SecretRecord {
+  readonly name: string;
+  /** 1 at creation; +1 with each change of the data. */
+  readonly version: number;
+  /** The keys, sorted. */
+  readonly keys: readonly string[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** The sealed data: the envelope as text, or base64 of the envelope bytes (`encoding`). */
+  readonly envelope: string;
+  readonly encoding: "text" | "base64";
+}
+
 export const encodeRecord = (record: object): Uint8Array => encodeJson(record);
 export const decodeRecord = <T>(bytes: Uint8Array): T => decodeJson<T>(bytes);
 
@@ -116,9 +161,26 @@ export function descriptionOf(record: NodeRecord): api.NodeDescription {
   return api.NodeDescription.fromJSON(record.description ?? {});
 }
 
-/** The revision id an agent is told to run: the spec revision, plus a restart counter once restarted. */
-export function agentRevisionOf(workload: WorkloadRecord, assignment: AssignmentRecord): string {
+/** How many in-place reboots were asked for this replica (all replicas' plus its own). */
+export function rebootGenerationOf(workload: WorkloadRecord, assignment: Pick<AssignmentRecord, "index">): number {
+  return (workload.rebootNonce ?? 0) + (workload.replicaRebootNonces?.[String(assignment.index)] ?? 0);
+}
+
+/**
+ * The revision id an agent is told to run: the spec revision, plus a restart counter once restarted
+ * (`-r<all>.<one>`: recreate), plus `+b<n>` once rebooted (see `ReplicaAssignment.reboot_generation`:
+ * a Persys agent reboots in place when only that suffix changed).
+ */
+export function agentRevisionOf(workload: WorkloadRecord, assignment: Pick<AssignmentRecord, "index">): string {
   const all = workload.restartNonce ?? 0;
   const one = workload.replicaRestartNonces?.[String(assignment.index)] ?? 0;
-  return all + one > 0 ? `${workload.revision}-r${all}.${one}` : workload.revision;
+  const recreate = all + one > 0 ? `${workload.revision}-r${all}.${one}` : workload.revision;
+  const reboots = rebootGenerationOf(workload, assignment);
+  return reboots > 0 ? `${recreate}+b${reboots}` : recreate;
+}
+
+/** An agent revision's parts: what the runtime object is created from, and the reboots asked for. */
+export function splitAgentRevision(agentRevision: string): { recreate: string; reboots: number } {
+  const m = /^(.*)\+b(\d+)$/.exec(agentRevision);
+  return m ? { recreate: m[1] ?? "", reboots: Number(m[2]) } : { recreate: agentRevision, reboots: 0 };
 }

@@ -1,4 +1,4 @@
-import { type ConfigSources, loadConfig } from "@persys/schema";
+import { type ConfigSources, invalid, loadConfig } from "@persys/schema";
 import { z } from "zod";
 
 const hostPort = z
@@ -38,6 +38,88 @@ const eventsConfig = z
   .refine((events) => events.kind !== "redis" || events.url !== undefined, {
     path: ["url"],
     message: "a Redis URL is required when events.kind is redis",
+  });
+
+const userRoles = z.array(z.enum(["admin", "operator", "viewer"]));
+const absolute = z.string().startsWith("/", "must be an absolute path");
+
+const securityDefaults = {
+  hostPathAllowList: ["/srv", "/mnt", "/data"],
+  privilegedRoles: ["admin" as const],
+  hostNetworkRoles: ["admin" as const],
+  hostPathRoles: ["admin" as const],
+  deviceRoles: ["admin" as const],
+  serverCertHosts: [],
+  certificateValidityHours: 720,
+  issuer: "cluster-ca" as const,
+};
+
+/** Vault in production (docs/security.md): PKI for certificates, transit or KV v2 for secrets. */
+const vaultConfig = z
+  .object({
+    /** e.g. https://vault.internal:8200. Unset: no Vault. */
+    address: url.optional(),
+    /** `token` (vault.token, or env PERSYS_VAULT_TOKEN) or `approle` (roleId + secretIdFile). */
+    authMethod: z.enum(["token", "approle"]).default("token"),
+    token: z.string().min(1).optional(),
+    roleId: z.string().min(1).optional(),
+    /** File holding the AppRole secret id (kept out of config and environment). */
+    secretIdFile: z.string().min(1).optional(),
+    approleMount: z.string().min(1).default("approle"),
+    /** CA file to verify Vault with. */
+    caFile: z.string().min(1).optional(),
+    namespace: z.string().min(1).optional(),
+    pkiMount: z.string().min(1).default("pki"),
+    /** PKI roles are `<prefix><persys role>` (`persys-control-plane`, `persys-agent`, `persys-admin`, ...). */
+    pkiRolePrefix: z.string().default("persys-"),
+    kvMount: z.string().min(1).default("secret"),
+    transitMount: z.string().min(1).default("transit"),
+    transitKey: z.string().min(1).default("persys-secrets"),
+  })
+  .strict()
+  .refine((v) => v.authMethod !== "approle" || (v.roleId !== undefined && v.secretIdFile !== undefined), {
+    path: ["roleId"],
+    message: "approle login needs vault.roleId and vault.secretIdFile",
+  });
+
+const vaultDefaults = {
+  authMethod: "token" as const,
+  approleMount: "approle",
+  pkiMount: "pki",
+  pkiRolePrefix: "persys-",
+  kvMount: "secret",
+  transitMount: "transit",
+  transitKey: "persys-secrets",
+};
+
+/** TLS, identities and the policy for dangerous specs (docs/security.md). */
+const securityConfig = z
+  .object({
+    /** Host folders operators may bind-mount (subtrees included). */
+    hostPathAllowList: z.array(absolute).default(securityDefaults.hostPathAllowList),
+    /** Roles that may run privileged containers (empty: nobody). */
+    privilegedRoles: userRoles.default(securityDefaults.privilegedRoles),
+    /** Roles that may use the host network. */
+    hostNetworkRoles: userRoles.default(securityDefaults.hostNetworkRoles),
+    /** Roles that may bind-mount host paths outside the allow-list. */
+    hostPathRoles: userRoles.default(securityDefaults.hostPathRoles),
+    /** Roles that may pass host devices. */
+    deviceRoles: userRoles.default(securityDefaults.deviceRoles),
+    /** Extra DNS names or IPs in the server certificate (the listen hosts, localhost and the host name are always in). */
+    serverCertHosts: z.array(z.string().min(1)).default([]),
+    /** Lifetime of server, control-plane and agent certificates; they are renewed when a third is left. */
+    certificateValidityHours: z.number().int().min(1).max(87_600).default(720),
+    /** Who signs certificates: the cluster CA in `<dataDir>/pki`, or Vault PKI (`vault.*`). */
+    issuer: z.enum(["cluster-ca", "vault"]).default("cluster-ca"),
+    /** PEM files to serve with instead of issued certificates (re-read every minute). */
+    certFile: z.string().min(1).optional(),
+    keyFile: z.string().min(1).optional(),
+    caFile: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((s) => (s.certFile === undefined) === (s.keyFile === undefined), {
+    path: ["keyFile"],
+    message: "certFile and keyFile go together",
   });
 
 export const serverConfigSchema = z
@@ -115,14 +197,44 @@ export const serverConfigSchema = z
       .object({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") })
       .strict()
       .default({ level: "info" }),
-    /** Serve without TLS (development only; logged as a warning on every start). */
+    security: securityConfig.default(securityDefaults),
+    vault: vaultConfig.default(vaultDefaults),
+    secrets: z
+      .object({
+        /**
+         * Where secret values live: `local` (AES-256-GCM envelopes in the state store, data keys wrapped by
+         * a KEK in `<dataDir>/secrets`), `vault-transit` (same envelopes, data keys from Vault transit),
+         * `vault-kv` (values in Vault KV v2; the state store keeps references).
+         */
+        backend: z.enum(["local", "vault-transit", "vault-kv"]).default("local"),
+      })
+      .strict()
+      .default({ backend: "local" }),
+    /**
+     * Serve without TLS and let calls without credentials act as an `admin` named `anonymous`
+     * (development only; logged as a warning on every start). Tokens presented are still checked.
+     */
     insecure: z.boolean().default(false),
   })
   .strict();
+
+/** Settings that need Vault name it: checked here so the error names the field. */
+function vaultNeeded(config: z.output<typeof serverConfigSchema>): { path: string; reason: string }[] {
+  if (config.vault.address) return [];
+  const problems: { path: string; reason: string }[] = [];
+  if (config.security.issuer === "vault")
+    problems.push({ path: "security.issuer", reason: "vault needs vault.address" });
+  if (config.secrets.backend !== "local")
+    problems.push({ path: "secrets.backend", reason: `${config.secrets.backend} needs vault.address` });
+  return problems;
+}
 
 export type ServerConfig = z.output<typeof serverConfigSchema>;
 
 /** Loads the server configuration from defaults, file, `PERSYS_*` environment and flags. */
 export function loadServerConfig(sources: ConfigSources = {}): ServerConfig {
-  return loadConfig(serverConfigSchema, sources);
+  const config = loadConfig(serverConfigSchema, sources);
+  const problems = vaultNeeded(config);
+  if (problems.length > 0) throw invalid("INVALID_CONFIG", problems, "config");
+  return config;
 }

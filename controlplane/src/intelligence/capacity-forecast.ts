@@ -8,10 +8,11 @@ import { type Crossing, crossing, fitHolt, fitLinear, type Point, type TrendFit 
 const { FORECAST_SIGNAL_RESERVATION: RESERVATION, FORECAST_SIGNAL_USAGE: USAGE } = api.ForecastSignal;
 const { FORECAST_METHOD_LINEAR: LINEAR, FORECAST_METHOD_HOLT: HOLT } = api.ForecastMethod;
 
-/** The usage series of a node and dimension (disk usage has no series: its forecast is reservations only). */
+/** The usage series of a node and dimension (cpu, memory and disk, written from heartbeats). */
 function usageSeriesOf(nodeId: string, d: DimensionInfo): string | undefined {
   if (d.name === "cpu") return usageSeries.nodeCpu(nodeId);
   if (d.name === "memory") return usageSeries.nodeMemory(nodeId);
+  if (d.name === "disk") return usageSeries.nodeDisk(nodeId);
   return undefined;
 }
 

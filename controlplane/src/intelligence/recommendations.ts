@@ -66,6 +66,7 @@ async function rightSizing(
       const delta = Math.abs(requested - suggested) * (w.replicas || running.length);
       out.push({
         kind: K.RECOMMENDATION_KIND_RIGHT_SIZE,
+        targetNodeId: "",
         id: `right-size/${w.id}/${d.name}`,
         workloadId: w.id,
         nodeId: "",
@@ -82,7 +83,8 @@ async function rightSizing(
 }
 
 /** Reserved share of a node: the highest of cpu and memory reservations over allocatable. */
-function share(node: api.Node): number {
+/** A node's reserved share: the higher of its cpu and memory reservations over allocatable (0..1+). */
+export function reservedShare(node: api.Node): number {
   let s = 0;
   for (const d of dimensions.filter((x) => x.name !== "disk")) {
     const alloc = node.allocatable?.[d.field] ?? 0;
@@ -98,16 +100,16 @@ function rebalancing(
 ): api.Recommendation[] {
   const open = nodes.filter(schedulable);
   if (open.length < 2) return [];
-  const sorted = [...open].sort((a, b) => share(b) - share(a));
+  const sorted = [...open].sort((a, b) => reservedShare(b) - reservedShare(a));
   const hot = sorted[0]!;
   const cold = sorted.at(-1)!;
-  const skew = share(hot) - share(cold);
+  const skew = reservedShare(hot) - reservedShare(cold);
   if (skew <= REBALANCE_SKEW) return [];
   const byId = new Map(workloads.map((w) => [w.id, w]));
   const after = (node: api.Node, w: api.Workload, sign: number): number => {
     const allocated = { ...node.allocated } as api.Resources;
     for (const d of dimensions) allocated[d.field] = (allocated[d.field] ?? 0) + sign * (w.resources?.[d.field] ?? 0);
-    return share({ ...node, allocated });
+    return reservedShare({ ...node, allocated });
   };
   const allowedOn = (w: api.Workload, node: api.Node) =>
     Object.entries(w.placement?.nodeSelector ?? {}).every(([k, v]) => node.labels[k] === v) &&
@@ -127,11 +129,13 @@ function rebalancing(
       id: `rebalance/${hot.id}/${cold.id}`,
       workloadId: moved.id,
       nodeId: hot.id,
-      summary: `${hot.id} is ${pct(share(hot))} reserved, ${cold.id} ${pct(share(cold))}: skew ${pct(skew)}`,
+      summary: `${hot.id} is ${pct(reservedShare(hot))} reserved, ${cold.id} ${pct(reservedShare(cold))}: skew ${pct(skew)}`,
       action: `move replica ${movable.a.index} of ${moved.id} from ${hot.id} to ${cold.id}`,
+      replicaIndex: movable.a.index,
+      targetNodeId: cold.id,
       expectedEffect: `${hot.id} ${pct(after(hot, moved, -1))}, ${cold.id} ${pct(after(cold, moved, 1))} reserved`,
       evidence: [hot, cold].map((n) =>
-        evidence(NODE, `node/${n.id}`, `${n.id} reserved ${pct(share(n))}`, { nodeId: n.id }),
+        evidence(NODE, `node/${n.id}`, `${n.id} reserved ${pct(reservedShare(n))}`, { nodeId: n.id }),
       ),
     },
   ];
@@ -151,6 +155,7 @@ async function flapping(sources: IntelligenceSources, from: number, now: number)
     const last = flaps.at(-1)!;
     out.push({
       kind: K.RECOMMENDATION_KIND_FLAPPING,
+      targetNodeId: "",
       id: `flapping/${workloadId}`,
       workloadId,
       nodeId: "",
@@ -177,6 +182,7 @@ async function atRisk(
     if (node.state === api.NodeState.NODE_STATE_NOT_READY || bad.length > 0) {
       out.push({
         kind: K.RECOMMENDATION_KIND_NODE_AT_RISK,
+        targetNodeId: "",
         id: `at-risk/${node.id}/state`,
         workloadId: "",
         nodeId: node.id,
@@ -198,6 +204,7 @@ async function atRisk(
     const dim = api.resourceDimensionToJSON(f.dimension).replace("RESOURCE_DIMENSION_", "").toLowerCase();
     out.push({
       kind: K.RECOMMENDATION_KIND_NODE_AT_RISK,
+      targetNodeId: "",
       id: `at-risk/${f.nodeId}/${dim}-${what}`,
       workloadId: "",
       nodeId: f.nodeId,

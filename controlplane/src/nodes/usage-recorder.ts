@@ -12,6 +12,8 @@ export interface UsageSample {
 export const usageSeries = {
   nodeCpu: (nodeId: string) => `usage:node:${nodeId}:cpu`,
   nodeMemory: (nodeId: string) => `usage:node:${nodeId}:memory`,
+  /** GiB used on the node's data filesystem (what the agent measures with statfs). */
+  nodeDisk: (nodeId: string) => `usage:node:${nodeId}:disk`,
   replicaCpu: (workloadId: string, index: number) => `usage:replica:${workloadId}:${index}:cpu`,
   replicaMemory: (workloadId: string, index: number) => `usage:replica:${workloadId}:${index}:memory`,
 };
@@ -49,6 +51,7 @@ export class UsageRecorder {
     this.latest.set(nodeId, sample);
     this.write(usageSeries.nodeCpu(nodeId), sample.at, sample.cpuMillicores);
     this.write(usageSeries.nodeMemory(nodeId), sample.at, sample.memoryMib);
+    this.write(usageSeries.nodeDisk(nodeId), sample.at, sample.diskGib);
     if (!previous) return true;
     const moved = (a: number, b: number) => Math.abs(a - b) > Math.max(1, 0.05 * Math.max(a, b));
     return moved(previous.cpuMillicores, sample.cpuMillicores) || moved(previous.memoryMib, sample.memoryMib);

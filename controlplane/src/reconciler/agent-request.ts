@@ -119,6 +119,8 @@ export function agentApplyRequest(input: {
   generation: number;
   revision: string;
   agentRevision: string;
+  /** In-place reboots asked for so far (`agentRevision` ends with `+b<n>` when above 0). */
+  rebootGeneration?: number;
   desiredState: api.DesiredState;
 }): agent.ApplyWorkloadRequest {
   const name = replicaName(input.workload.id, input.index);
@@ -138,6 +140,7 @@ export function agentApplyRequest(input: {
       generation: input.generation,
       nodeId: input.nodeId,
       revision: input.agentRevision,
+      rebootGeneration: input.rebootGeneration ?? 0,
     },
   };
 }

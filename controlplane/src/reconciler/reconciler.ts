@@ -3,9 +3,11 @@ import type { Logger } from "pino";
 import type { ClusterState, StateChange } from "../cluster/cluster-state.js";
 import type { EventRecorder } from "../cluster/event-recorder.js";
 import type { ClusterKeys } from "../cluster/keys.js";
-import { type ReplicaStatusRecord, reportOf } from "../cluster/records.js";
+import { type ReplicaStatusRecord, reportOf, splitAgentRevision } from "../cluster/records.js";
 import type { LeaderTerm } from "../leader/leader-election.js";
 import type { SchedulingView } from "../scheduling/scheduling-view.js";
+import { workloadsUsingSecret } from "../secrets/secret-references.js";
+import type { SecretResolver } from "../secrets/secret-resolver.js";
 import type { StateStore } from "../state/state-store.js";
 import type { AgentPool } from "./agent-pool.js";
 import { NodeLifecycle } from "./node-lifecycle.js";
@@ -32,6 +34,8 @@ export interface ReconcilerOptions {
   /** Agent pushes in flight at once. */
   readonly pushConcurrency?: number;
   readonly logger?: Logger;
+  /** Resolves secret values for pushes (none: workloads that use secrets fail with SECRET_NOT_FOUND). */
+  readonly secrets?: SecretResolver;
   readonly clock?: () => number;
 }
 
@@ -149,6 +153,10 @@ export class Reconciler {
       case "stray":
         if (change.type === "put") queue.add(`s:${key.nodeId}/${key.workloadId}/${key.index}`);
         break;
+      case "secret":
+        // A new version (or a secret appearing or going) rolls the replicas that use it.
+        for (const id of workloadsUsingSecret(this.ctx.state, key.secretName!)) queue.add(`w:${id}`);
+        break;
     }
   }
 
@@ -158,6 +166,7 @@ export class Reconciler {
     const current = reportOf(change.current as ReplicaStatusRecord);
     const previous = change.previous ? reportOf(change.previous as ReplicaStatusRecord) : undefined;
     const restarted = previous && current.restartCount > previous.restartCount;
+    if (previous) this.recordReboot(change, previous, current);
     if (previous && previous.state === current.state && previous.reason?.code === current.reason?.code && !restarted)
       return;
     const failed = current.state === api.ReplicaState.REPLICA_STATE_FAILED;
@@ -175,6 +184,21 @@ export class Reconciler {
       ...(current.reason && current.reason.code !== api.ErrorCode.ERROR_CODE_UNSPECIFIED
         ? { code: api.errorCodeToJSON(current.reason.code) as never }
         : {}),
+    });
+  }
+
+  /** A replica now reports a later reboot of the same runtime object: it was rebooted in place. */
+  private recordReboot(change: StateChange, previous: api.ReplicaReport, current: api.ReplicaReport): void {
+    const before = splitAgentRevision(previous.observedRevision);
+    const after = splitAgentRevision(current.observedRevision);
+    if (after.recreate !== before.recreate || after.reboots <= before.reboots) return;
+    void this.ctx.events.record({
+      type: "ReplicaRebooted",
+      workloadId: current.workloadId,
+      replicaIndex: current.replicaIndex,
+      nodeId: (change.current as ReplicaStatusRecord).nodeId,
+      message: `replica ${current.replicaIndex} rebooted in place (reboot ${after.reboots}, same runtime object)`,
+      attributes: { revision: current.observedRevision, runtimeId: current.runtimeId },
     });
   }
 

@@ -5,13 +5,18 @@ import {
   type AssignmentRecord,
   agentRevisionOf,
   encodeRecord,
+  moveApplies,
   type PendingRecord,
+  type ReplicaMoveRecord,
   type ReplicaStatusRecord,
+  rebootGenerationOf,
   reportOf,
   type WorkloadRecord,
   workloadOf,
 } from "../cluster/records.js";
 import { apiDiagnosis } from "../cluster/scheduler-mapping.js";
+import { secretRevisionSuffix, withSecretRevision } from "../secrets/secret-references.js";
+import { resolveSecrets } from "../secrets/secret-resolver.js";
 import type { TxnOp } from "../state/state-store.js";
 import { agentApplyRequest } from "./agent-request.js";
 import type { ReconcileContext } from "./reconciler.js";
@@ -28,6 +33,8 @@ const PUSH_GRACE_MS = 30_000;
 export class WorkloadReconciler {
   private readonly progress = new Map<string, ReplicaProgress>();
   private readonly retryNonces = new Map<string, number>();
+  /** Moves that found no node, by `<workload>/<index>@<requestedAt>`: their event is recorded once. */
+  private readonly blockedMoves = new Set<string>();
 
   constructor(private readonly ctx: ReconcileContext) {}
 
@@ -59,6 +66,10 @@ export class WorkloadReconciler {
         await this.removeReplica(workloadId, a.value.index, `node ${a.value.nodeId} was lost`, true);
       else if (node.draining)
         await this.removeReplica(workloadId, a.value.index, `node ${a.value.nodeId} is draining`, true);
+    }
+    for (const a of state.assignmentsOf(workloadId)) {
+      const move = record.replicaMoves?.[String(a.value.index)];
+      if (a.value.index < replicas && moveApplies(move, a.value)) await this.moveReplica(record, workload, a, move);
     }
     const missing: number[] = [];
     for (let index = 0; index < replicas; index++) if (!state.assignment(workloadId, index)) missing.push(index);
@@ -146,6 +157,97 @@ export class WorkloadReconciler {
     }
   }
 
+  /**
+   * Carries out a MoveReplica request: the scheduler decides again, off the node the replica
+   * leaves (the `replica-move` filter), the assignment is rewritten to the new node in one
+   * compare-and-swap, and only then is the old copy stopped (if that fails, the node reports the
+   * copy as a stray and it is stopped then). When no node fits, the replica stays and a
+   * `ReplicaMoveBlocked` event says why; the request is tried again on later reconciles.
+   */
+  private async moveReplica(
+    record: WorkloadRecord,
+    workload: api.Workload,
+    a: Versioned<AssignmentRecord>,
+    move: ReplicaMoveRecord,
+  ): Promise<void> {
+    const { view, keys, state, batcher, events, pool } = this.ctx;
+    const { index, nodeId: from } = a.value;
+    const decision = view.decideMove(
+      record,
+      a.value,
+      { leaving: [from], ...(move.toNode ? { target: move.toNode } : {}) },
+      true,
+    );
+    const placed = apiDiagnosis(decision.diagnosis, workload);
+    const to = decision.nodeId;
+    if (!to) {
+      const key = `${workload.id}/${index}@${move.requestedAt}`;
+      if (!this.blockedMoves.has(key)) {
+        this.blockedMoves.add(key);
+        void events.record({
+          type: "ReplicaMoveBlocked",
+          severity: "warning",
+          workloadId: workload.id,
+          replicaIndex: index,
+          nodeId: from,
+          code: "UNSCHEDULABLE",
+          message: `replica ${index} stays on ${from}, no node can take it: ${placed.message}`,
+        });
+      }
+      return;
+    }
+    const why = `${move.reason}${move.by ? `, by ${move.by}` : ""}`;
+    const diagnosis: api.PlacementDiagnosis = { ...placed, message: `moved from ${from} (${why}): ${placed.message}` };
+    const assignment: AssignmentRecord = {
+      workloadId: workload.id,
+      index,
+      nodeId: to,
+      placedAt: new Date(this.ctx.now()).toISOString(),
+      diagnosis: api.PlacementDiagnosis.toJSON(diagnosis),
+    };
+    const key = keys.assignment(workload.id, index);
+    const ops: TxnOp[] = [{ type: "put", key, value: encodeRecord(assignment) }];
+    if (state.status(workload.id, index)) ops.push({ type: "delete", key: keys.status(workload.id, index) });
+    const outcome = await batcher.submit({
+      compare: [{ key, target: "modRevision", op: "=", value: a.modRevision }],
+      ops,
+    });
+    if (!outcome.succeeded) {
+      view.release(workload.id, index);
+      const current = state.assignment(workload.id, index)?.value;
+      if (current) view.syncAssignment(current);
+      if (!this.ctx.active()) return;
+      throw new PersysError("CONFLICT", `move of ${workload.id}/${index} raced with another change; retrying`);
+    }
+    this.progress.delete(`${workload.id}/${index}`);
+    await state.waitFor(outcome.revision);
+    const old = state.nodes.get(from)?.value;
+    if (old && state.isLive(from) && !old.lostAt) {
+      try {
+        await pool.delete(old.endpoint, old.id, replicaName(workload.id, index));
+      } catch (error) {
+        if (!(error instanceof PersysError && error.code === "NOT_FOUND"))
+          this.ctx.logger?.warn({ err: String(error), node: from }, "old copy of a moved replica not stopped yet");
+      }
+    }
+    void events.record({
+      type: "ReplicaMoved",
+      workloadId: workload.id,
+      replicaIndex: index,
+      nodeId: from,
+      message: `replica ${index} moved from ${from} to ${to}: ${why}`,
+      attributes: { to, reason: move.reason, ...(move.by ? { by: move.by } : {}) },
+    });
+    void events.record({
+      type: "ReplicaPlaced",
+      workloadId: workload.id,
+      replicaIndex: index,
+      nodeId: to,
+      message: `replica ${index} placed on ${to}: ${diagnosis.message}`,
+      attributes: { revision: record.revision },
+    });
+  }
+
   /** Pushes the desired revision and state to replicas, a few at a time (maxUnavailable). */
   private async rollout(record: WorkloadRecord, workload: api.Workload): Promise<void> {
     const { state } = this.ctx;
@@ -157,7 +259,7 @@ export class WorkloadReconciler {
     const rows = assignments.map((a) => {
       const status = state.status(workload.id, a.value.index)?.value;
       const report = status && status.nodeId === a.value.nodeId ? reportOf(status) : undefined;
-      const expected = agentRevisionOf(record, a.value);
+      const expected = withSecretRevision(agentRevisionOf(record, a.value), secretRevisionSuffix(state, record));
       return { a, status, report, expected };
     });
     let down = rows.filter((r) => r.report?.state !== api.ReplicaState.REPLICA_STATE_RUNNING).length;
@@ -232,10 +334,17 @@ export class WorkloadReconciler {
       generation: a.createRevision,
       revision: record.revision,
       agentRevision: expected,
+      rebootGeneration: rebootGenerationOf(record, a.value),
       desiredState: desired,
     });
     try {
-      const response = await pool.apply(node.endpoint, node.id, request);
+      // Secret values travel in their own field, only to this node, never into a record or a log.
+      const secrets = await resolveSecrets(this.ctx.secrets, workload);
+      const response = await pool.apply(
+        node.endpoint,
+        node.id,
+        secrets ? { ...request, persysSecrets: secrets } : request,
+      );
       if (!response.applied && !response.skipped) {
         const reason = response.status?.persys?.reason;
         throw new PersysError(

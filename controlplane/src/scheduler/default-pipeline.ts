@@ -6,6 +6,7 @@ import { nodeAffinity } from "./plugins/node-affinity.js";
 import { nodeReady } from "./plugins/node-ready.js";
 import { preferredAffinity } from "./plugins/preferred-affinity-score.js";
 import { replicaAntiAffinity } from "./plugins/replica-anti-affinity.js";
+import { replicaMove } from "./plugins/replica-move.js";
 import { replicaSpread } from "./plugins/replica-spread-score.js";
 import { type AllocationStrategy, resourceAllocation } from "./plugins/resource-allocation-score.js";
 import { resourcesFit } from "./plugins/resources-fit.js";
@@ -51,6 +52,7 @@ export function defaultPipeline(options: { strategy?: AllocationStrategy; weight
     hostPortsFree(),
     replicaAntiAffinity(),
     workloadAntiAffinity(),
+    replicaMove(),
     // scorers, weighted
     scoreWith(resourceAllocation(options.strategy ?? "least-allocated"), w.resourceAllocation),
     scoreWith(topologySpreadScore(), w.topologySpread),

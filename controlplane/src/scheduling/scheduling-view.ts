@@ -10,6 +10,7 @@ import {
   type CompiledRequest,
   PendingQueue,
   type PlacementResult,
+  type ReplicaDecision,
   SchedulerEngine,
 } from "../scheduler/index.js";
 
@@ -64,6 +65,31 @@ export class SchedulingView {
     const compiled = this.engine.compile(placementRequest(workload));
     this.compiledCache.set(workload.id, { revision: `${record.revision}/${workload.replicas}`, compiled });
     return compiled;
+  }
+
+  /**
+   * Where a placed replica would go if it were moved now: off every node in `move.leaving` (onto
+   * `move.target` only, if set), decided by the ordinary pipeline with the `replica-move` filter.
+   * With `keep`, a found node stays reserved (the leader, before it writes the assignment);
+   * otherwise, and whenever no node fits, the replica's current reservation is restored.
+   */
+  decideMove(
+    record: WorkloadRecord,
+    assignment: AssignmentRecord,
+    move: { leaving: readonly string[]; target?: string },
+    keep: boolean,
+  ): ReplicaDecision {
+    const compiled: CompiledRequest = { ...this.compiled(record), move };
+    this.release(assignment.workloadId, assignment.index);
+    let decision: ReplicaDecision | undefined;
+    try {
+      decision = keep
+        ? this.engine.placeReplica(compiled, assignment.index)
+        : this.snapshot.tentative(() => this.engine.placeReplica(compiled, assignment.index));
+      return decision;
+    } finally {
+      if (!keep || !decision?.nodeId) this.syncAssignment(assignment);
+    }
   }
 
   /** Dry run of a workload as it would be placed now: nothing is reserved. */

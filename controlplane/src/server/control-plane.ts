@@ -1,9 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import type { ChannelCredentials } from "@grpc/grpc-js";
+import { type api, type control, secretLogRedaction } from "@persys/schema";
 import pino, { type Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { PersysApi, ServerHealth } from "../api/persys-api.js";
+import type { AgentControlApi, PersysApi, ServerHealth } from "../api/persys-api.js";
+import { AGENT_CONTROL_RULES, PERSYS_API_RULES } from "../auth/api-permissions.js";
+import { ApiTokenStore } from "../auth/api-tokens.js";
+import { Authenticator } from "../auth/authenticator.js";
+import { authorizeApi } from "../auth/authorizing-api.js";
+import { RequestAudit } from "../auth/request-audit.js";
+import { specPolicyFromConfig } from "../auth/spec-policy-config.js";
 import { AuditTrail } from "../automation/audit-trail.js";
 import { AutomationEngine, type AutomationEngineOptions } from "../automation/automation-engine.js";
 import { AutomationService } from "../automation/automation-service.js";
@@ -12,6 +20,7 @@ import { ClusterState } from "../cluster/cluster-state.js";
 import { EventRecorder } from "../cluster/event-recorder.js";
 import { ClusterKeys } from "../cluster/keys.js";
 import { AgentControlService } from "../compat/agent-control-service.js";
+import { workloadFromControl } from "../compat/control-workload-mapping.js";
 import type { ServerConfig } from "../config/server-config.js";
 import type { EventStore } from "../events/event-store.js";
 import { openEventStore } from "../events/open-event-store.js";
@@ -21,9 +30,17 @@ import { LeaderElection, type LeaderTerm } from "../leader/leader-election.js";
 import { NodeRegistry } from "../nodes/node-registry.js";
 import { NodeService } from "../nodes/node-service.js";
 import { UsageRecorder } from "../nodes/usage-recorder.js";
+import type { CertificateIssuer } from "../pki/certificate-issuer.js";
+import { ClusterCa } from "../pki/cluster-ca.js";
+import { JoinTokenStore } from "../pki/join-tokens.js";
 import { AgentPool } from "../reconciler/agent-pool.js";
 import { Reconciler } from "../reconciler/reconciler.js";
 import { SchedulingView } from "../scheduling/scheduling-view.js";
+import { SecretResolver } from "../secrets/secret-resolver.js";
+import { defaultSecretSealer } from "../secrets/secret-sealer.js";
+import { SecretService } from "../secrets/secret-service.js";
+import { type SecretSealer, SecretStore } from "../secrets/secret-store.js";
+import { SecurityService } from "../security/security-service.js";
 import { ControlPlaneApi } from "../services/control-plane-api.js";
 import { EventService } from "../services/event-service.js";
 import { replicaLogs } from "../services/replica-logs.js";
@@ -43,6 +60,12 @@ export interface ControlPlaneOptions {
   readonly resyncMs?: number;
   /** Prometheus registry the control plane registers its gauges in. */
   readonly metrics?: Registry;
+  /** Seals secret data at rest. Default: the envelope cipher with the local KEK in the data dir. */
+  readonly secretSealer?: SecretSealer;
+  /** Credentials for dialling agents (TLS with the control plane's certificate). Default: plaintext. */
+  readonly agentCredentials?: ChannelCredentials;
+  /** Issues node and user certificates (joining, `persysctl user cert`). Default: the cluster CA in `<dataDir>/pki`. */
+  readonly ca?: CertificateIssuer;
 }
 
 /**
@@ -51,8 +74,14 @@ export interface ControlPlaneOptions {
  * Transports (gRPC, REST) are attached by the caller to `api`, `agentControl` and `health`.
  */
 export class ControlPlane {
+  /** The public API behind authentication and authorisation (what the transports serve). */
   readonly api: PersysApi;
-  readonly agentControl: AgentControlService;
+  /** AgentControl behind authentication and authorisation. */
+  readonly agentControl: AgentControlApi;
+  /** Bearer tokens of this cluster (`persys up` creates the first admin token). */
+  readonly tokens: ApiTokenStore;
+  /** The API without the authorisation layer: for the server's own callers (automation acts as itself). */
+  private readonly coreApi: PersysApi;
   readonly health: ServerHealth;
   private reconciler: Reconciler | undefined;
   private term: LeaderTerm | undefined;
@@ -70,9 +99,28 @@ export class ControlPlane {
     readonly logger: Logger,
     apiImpl: PersysApi,
     agentControl: AgentControlService,
+    config: ServerConfig,
+    tokens: ApiTokenStore,
   ) {
-    this.api = apiImpl;
-    this.agentControl = agentControl;
+    this.tokens = tokens;
+    const security = {
+      authenticator: new Authenticator({ tokens: this.tokens, allowAnonymous: config.insecure }),
+      audit: new RequestAudit(new EventRecorder(eventStore)),
+      specPolicy: specPolicyFromConfig(config.security),
+    };
+    this.coreApi = apiImpl;
+    this.api = authorizeApi(apiImpl, PERSYS_API_RULES, {
+      ...security,
+      service: "persys.api.v1",
+      workloadOf: (method, request) =>
+        method === "applyWorkload" ? (request as api.ApplyWorkloadRequest).workload : undefined,
+    });
+    this.agentControl = authorizeApi<AgentControlApi>(agentControl, AGENT_CONTROL_RULES, {
+      ...security,
+      service: "persys.control.v1.AgentControl",
+      workloadOf: (method, request) =>
+        method === "applyWorkload" ? workloadFromControl(request as control.ApplyWorkloadRequest) : undefined,
+    });
     this.health = {
       live: () => true,
       ready: () => {
@@ -95,7 +143,7 @@ export class ControlPlane {
   /** Opens the stores, loads the cluster state and starts campaigning for leadership. */
   static async start(options: ControlPlaneOptions): Promise<ControlPlane> {
     const { config } = options;
-    const logger = options.logger ?? pino({ level: config.log.level });
+    const logger = options.logger ?? pino({ level: config.log.level, redact: secretLogRedaction });
     const id = options.id ?? `${hostname()}-${process.pid}`;
     if (config.state.kind === "embedded" || config.events.kind === "embedded")
       mkdirSync(config.dataDir, { recursive: true });
@@ -131,10 +179,11 @@ export class ControlPlane {
     });
     const workloads = new WorkloadService({ store, state, keys, view, events: recorder });
     const nodes = new NodeService({ state, registry, usage, view });
-    const pool = new AgentPool();
+    const pool = new AgentPool(options.agentCredentials ? { credentials: options.agentCredentials } : {});
     const sampler = new ReservationSampler(state, eventStore, config.intelligence.sampleIntervalMs);
     const sources = { state, nodes, workloads, events: eventStore, now: Date.now };
     const policies = new PolicyStore(store, keys.prefix);
+    const secretStore = new SecretStore(store, keys, options.secretSealer ?? (await defaultSecretSealer(config)));
     const audit = new AuditTrail(eventStore);
     const intelligence = new IntelligenceService(
       sources,
@@ -155,6 +204,8 @@ export class ControlPlane {
       onDeposed: (term, reason) => self?.stepDown(term, reason),
       onRetry: (error) => logger.warn({ err: String(error) }, "leader campaign failed; retrying"),
     });
+    const tokens = new ApiTokenStore(store, keys.prefix);
+    const ca = options.ca ?? (await ClusterCa.loadOrCreate(join(config.dataDir, "pki")));
     const apiImpl: ControlPlaneApi = new ControlPlaneApi({
       state,
       workloads,
@@ -163,6 +214,8 @@ export class ControlPlane {
       watch: new WorkloadWatch(state),
       intelligence,
       automation: new AutomationService(policies, audit, (): PersysApi => apiImpl, id),
+      secrets: new SecretService(state, secretStore),
+      security: new SecurityService({ tokens, joinTokens: new JoinTokenStore(store, { prefix: keys.prefix }), ca }),
       logs: replicaLogs({ state, pool }),
       leaderId: () => state.leaderId,
       version: PERSYS_VERSION,
@@ -180,9 +233,12 @@ export class ControlPlane {
       logger,
       apiImpl,
       new AgentControlService(registry, workloads, nodes),
+      config,
+      tokens,
     );
     self.offHealth = offHealth;
     self.sampler = sampler;
+    self.secretResolver = new SecretResolver(state, secretStore);
     self.automationParts = { policies, audit, sources };
     const cp = self;
     if (options.metrics) {
@@ -199,6 +255,8 @@ export class ControlPlane {
   }
 
   private offHealth: () => void = () => {};
+  /** Opens secret values for the leader's pushes (to the node of the replica only). */
+  private secretResolver: SecretResolver | undefined;
   /** Samples reservations per node into series while this server leads (forecasts read them). */
   private sampler: ReservationSampler | undefined;
   /** Policies are evaluated and acted on while this server leads. */
@@ -240,12 +298,13 @@ export class ControlPlane {
       concurrency: this.timing.config.reconciler.concurrency,
       pushConcurrency: this.timing.config.reconciler.pushConcurrency,
       logger: this.logger,
+      ...(this.secretResolver ? { secrets: this.secretResolver } : {}),
     });
     this.reconciler.start();
     this.sampler?.start();
     this.automation = new AutomationEngine({
       ...this.automationParts,
-      core: this.api,
+      core: this.coreApi,
       intervalMs: this.timing.config.automation.evaluateIntervalMs,
       serverId: this.id,
       logger: this.logger,

@@ -4,6 +4,8 @@ import type { AutomationService } from "../automation/automation-service.js";
 import type { ClusterState } from "../cluster/cluster-state.js";
 import type { IntelligenceService } from "../intelligence/intelligence-service.js";
 import type { NodeService } from "../nodes/node-service.js";
+import type { SecretService } from "../secrets/secret-service.js";
+import type { SecurityService } from "../security/security-service.js";
 import type { WorkloadService } from "../workloads/workload-service.js";
 import { clusterSummary } from "./cluster-summary.js";
 import type { EventService } from "./event-service.js";
@@ -17,6 +19,9 @@ export interface ControlPlaneApiParts {
   readonly watch: WorkloadWatch;
   readonly intelligence: IntelligenceService;
   readonly automation: AutomationService;
+  readonly secrets: SecretService;
+  /** Tokens, join tokens and certificates; without it those methods answer UNAVAILABLE. */
+  readonly security?: SecurityService;
   readonly logs?: (
     request: api.StreamWorkloadLogsRequest,
     signal: AbortSignal,
@@ -52,6 +57,9 @@ export class ControlPlaneApi implements PersysApi {
   }
   retryWorkload(request: api.RetryWorkloadRequest, _ctx: CallContext) {
     return this.p.workloads.retry(request);
+  }
+  moveReplica(request: api.MoveReplicaRequest, ctx: CallContext) {
+    return this.p.workloads.move(request, ctx.identity);
   }
   async explainWorkload(request: api.ExplainWorkloadRequest, _ctx: CallContext) {
     return this.p.workloads.explain(request);
@@ -122,5 +130,55 @@ export class ControlPlaneApi implements PersysApi {
   }
   approveAction(request: api.ApproveActionRequest, ctx: CallContext) {
     return this.p.automation.approveAction(request, ctx);
+  }
+  putSecret(request: api.PutSecretRequest, _ctx: CallContext) {
+    return this.p.secrets.putSecret(request);
+  }
+  getSecret(request: api.GetSecretRequest, _ctx: CallContext) {
+    return this.p.secrets.getSecret(request);
+  }
+  listSecrets(request: api.ListSecretsRequest, _ctx: CallContext) {
+    return this.p.secrets.listSecrets(request);
+  }
+  deleteSecret(request: api.DeleteSecretRequest, _ctx: CallContext) {
+    return this.p.secrets.deleteSecret(request);
+  }
+  whoAmI(request: api.WhoAmIRequest, ctx: CallContext) {
+    return this.security().whoAmI(request, ctx);
+  }
+  createApiToken(request: api.CreateApiTokenRequest, _ctx: CallContext) {
+    return this.security().createApiToken(request);
+  }
+  listApiTokens(request: api.ListApiTokensRequest, _ctx: CallContext) {
+    return this.security().listApiTokens(request);
+  }
+  revokeApiToken(request: api.RevokeApiTokenRequest, _ctx: CallContext) {
+    return this.security().revokeApiToken(request);
+  }
+  createJoinToken(request: api.CreateJoinTokenRequest, _ctx: CallContext) {
+    return this.security().createJoinToken(request);
+  }
+  listJoinTokens(request: api.ListJoinTokensRequest, _ctx: CallContext) {
+    return this.security().listJoinTokens(request);
+  }
+  revokeJoinToken(request: api.RevokeJoinTokenRequest, _ctx: CallContext) {
+    return this.security().revokeJoinToken(request);
+  }
+  getClusterCa(request: api.GetClusterCaRequest, _ctx: CallContext) {
+    return this.security().getClusterCa(request);
+  }
+  joinNode(request: api.JoinNodeRequest, _ctx: CallContext) {
+    return this.security().joinNode(request);
+  }
+  renewNodeCertificate(request: api.RenewNodeCertificateRequest, _ctx: CallContext) {
+    return this.security().renewNodeCertificate(request);
+  }
+  issueUserCertificate(request: api.IssueUserCertificateRequest, _ctx: CallContext) {
+    return this.security().issueUserCertificate(request);
+  }
+
+  private security(): SecurityService {
+    if (!this.p.security) throw new PersysError("UNAVAILABLE", "security is not configured on this control plane");
+    return this.p.security;
   }
 }

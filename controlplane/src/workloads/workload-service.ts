@@ -3,7 +3,7 @@ import type { ClusterState, Versioned } from "../cluster/cluster-state.js";
 import { composeWarnings } from "../cluster/compose-workload.js";
 import type { EventRecorder } from "../cluster/event-recorder.js";
 import type { ClusterKeys } from "../cluster/keys.js";
-import { encodeRecord, type WorkloadRecord, workloadOf } from "../cluster/records.js";
+import { encodeRecord, moveApplies, type WorkloadRecord, workloadOf } from "../cluster/records.js";
 import { apiDiagnosis } from "../cluster/scheduler-mapping.js";
 import type { SchedulingView } from "../scheduling/scheduling-view.js";
 import type { StateStore } from "../state/state-store.js";
@@ -229,19 +229,37 @@ export class WorkloadService {
     return { workload: await this.setDesired(request.workloadId, api.DesiredState.DESIRED_STATE_STOPPED) };
   }
 
-  /** Recreates replicas (rolling, one at a time by default) at the same revision. */
+  /**
+   * Recreates replicas (rolling, one at a time by default) at the same revision, or, in reboot mode,
+   * reboots them in place (a VM guest through ACPI, a container by `docker restart`). A reboot of a
+   * workload that is not desired running is a CONFLICT. Not idempotent: each call is one more.
+   */
   async restart(request: api.RestartWorkloadRequest): Promise<api.RestartWorkloadResponse> {
     const id = requireId(request.workloadId);
+    const reboot = request.mode === api.RestartMode.RESTART_MODE_REBOOT;
     await this.update(id, (record) => {
-      const replicas = workloadOf(record).replicas ?? 1;
-      if (request.replicaIndex === undefined)
-        return { ...record, restartNonce: (record.restartNonce ?? 0) + 1, updatedAt: this.now() };
-      if (request.replicaIndex < 0 || request.replicaIndex >= replicas) {
+      const workload = workloadOf(record);
+      const replicas = workload.replicas ?? 1;
+      if (reboot && workload.desiredState === api.DesiredState.DESIRED_STATE_STOPPED) {
+        throw new PersysError("CONFLICT", `workload ${id} is stopped; start it instead of rebooting it`);
+      }
+      if (request.replicaIndex !== undefined && (request.replicaIndex < 0 || request.replicaIndex >= replicas)) {
         throw invalid("INVALID_ARGUMENT", [{ path: "replicaIndex", reason: `must be 0..${replicas - 1}` }]);
       }
-      const nonces = { ...(record.replicaRestartNonces ?? {}) };
-      nonces[String(request.replicaIndex)] = (nonces[String(request.replicaIndex)] ?? 0) + 1;
-      return { ...record, replicaRestartNonces: nonces, updatedAt: this.now() };
+      const bumped = (nonces: Readonly<Record<string, number>> | undefined) => {
+        const next = { ...(nonces ?? {}) };
+        next[String(request.replicaIndex)] = (next[String(request.replicaIndex)] ?? 0) + 1;
+        return next;
+      };
+      const updatedAt = this.now();
+      if (reboot) {
+        return request.replicaIndex === undefined
+          ? { ...record, rebootNonce: (record.rebootNonce ?? 0) + 1, updatedAt }
+          : { ...record, replicaRebootNonces: bumped(record.replicaRebootNonces), updatedAt };
+      }
+      return request.replicaIndex === undefined
+        ? { ...record, restartNonce: (record.restartNonce ?? 0) + 1, updatedAt }
+        : { ...record, replicaRestartNonces: bumped(record.replicaRestartNonces), updatedAt };
     });
     return { workload: this.view(id) };
   }
@@ -258,6 +276,80 @@ export class WorkloadService {
       .filter((index) => request.replicaIndex === undefined || index === request.replicaIndex);
     await this.update(id, (record) => ({ ...record, retryNonce: (record.retryNonce ?? 0) + 1, updatedAt: this.now() }));
     return { workload: this.view(id), retriedReplicas: retried };
+  }
+
+  /**
+   * Asks the leader to move one placed replica off its node (see `MoveReplica` in
+   * workload_service.proto). Checks now, with the scheduler, that another node could take it
+   * (UNSCHEDULABLE otherwise, and nothing is written); the leader then decides again when it moves
+   * it. Idempotent: the same move under way, or a `fromNode` the replica has left, returns
+   * `moved: false`.
+   */
+  async move(request: api.MoveReplicaRequest, identity?: string): Promise<api.MoveReplicaResponse> {
+    const id = requireId(request.workloadId);
+    const held = this.o.state.workloads.get(id);
+    if (!held) throw notFound(id);
+    if (held.value.deletionRequestedAt) throw new PersysError("CONFLICT", `workload ${id} is being deleted`);
+    const count = workloadOf(held.value).replicas ?? 1;
+    const index = request.replicaIndex;
+    if (!Number.isInteger(index) || index < 0 || index >= count) {
+      throw invalid("INVALID_ARGUMENT", [{ path: "replicaIndex", reason: `must be 0..${count - 1}` }]);
+    }
+    const a = this.o.state.assignment(id, index)?.value;
+    const unchanged = (fromNode: string): api.MoveReplicaResponse => ({
+      workload: this.view(id),
+      moved: false,
+      fromNode,
+    });
+    if (request.fromNode && a?.nodeId !== request.fromNode) return unchanged(request.fromNode);
+    if (!a) {
+      throw invalid("INVALID_ARGUMENT", [
+        { path: "replicaIndex", reason: `replica ${index} is not placed on any node: nothing to move` },
+      ]);
+    }
+    if (request.toNode) {
+      if (!this.o.state.nodes.has(request.toNode)) {
+        throw new PersysError("NOT_FOUND", `node ${request.toNode} not found`, {
+          details: [{ path: "toNode", reason: "no such node" }],
+        });
+      }
+      if (request.toNode === a.nodeId) {
+        throw invalid("INVALID_ARGUMENT", [{ path: "toNode", reason: `is the node replica ${index} is on` }]);
+      }
+    }
+    if (moveApplies(held.value.replicaMoves?.[String(index)], a)) return unchanged(a.nodeId);
+    const move = { leaving: [a.nodeId], ...(request.toNode ? { target: request.toNode } : {}) };
+    const decision = this.o.view.decideMove(held.value, a, move, false);
+    const diagnosis = apiDiagnosis(decision.diagnosis, workloadOf(held.value));
+    if (!decision.nodeId) {
+      throw new PersysError(
+        "UNSCHEDULABLE",
+        `replica ${index} of ${id} cannot move off ${a.nodeId}: ${diagnosis.message}`,
+        {
+          details: [{ path: request.toNode ? "toNode" : "replicaIndex", reason: diagnosis.message }],
+        },
+      );
+    }
+    const reason = request.reason || "requested";
+    await this.update(id, (record) => {
+      if (record.deletionRequestedAt) throw new PersysError("CONFLICT", `workload ${id} is being deleted`);
+      return {
+        ...record,
+        replicaMoves: {
+          ...(record.replicaMoves ?? {}),
+          [String(index)]: {
+            fromNode: a.nodeId,
+            fromPlacedAt: a.placedAt,
+            ...(request.toNode ? { toNode: request.toNode } : {}),
+            reason,
+            requestedAt: this.now(),
+            ...(identity ? { by: identity } : {}),
+          },
+        },
+        updatedAt: this.now(),
+      };
+    });
+    return { workload: this.view(id), moved: true, fromNode: a.nodeId, diagnosis };
   }
 
   explain(request: api.ExplainWorkloadRequest): api.ExplainWorkloadResponse {

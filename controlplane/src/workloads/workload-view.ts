@@ -2,6 +2,7 @@ import { api } from "@persys/schema";
 import type { ClusterState, Versioned } from "../cluster/cluster-state.js";
 import { replicaName } from "../cluster/keys.js";
 import { agentRevisionOf, reportOf, type WorkloadRecord, workloadOf } from "../cluster/records.js";
+import { secretRevisionSuffix, withSecretRevision } from "../secrets/secret-references.js";
 
 const S = api.ReplicaState;
 
@@ -43,7 +44,7 @@ export function replicaStatus(
   const placement = full ? api.PlacementDiagnosis.fromJSON(a.diagnosis) : undefined;
   const report = status && status.nodeId === a.nodeId ? reportOf(status) : undefined;
   const live = state.isLive(a.nodeId);
-  const expected = agentRevisionOf(record, a);
+  const expected = withSecretRevision(agentRevisionOf(record, a), secretRevisionSuffix(state, record));
   let replicaState = report?.state ?? S.REPLICA_STATE_PLACED;
   let reason = report?.reason;
   if (!live && replicaState !== S.REPLICA_STATE_UNKNOWN) {

@@ -1,2 +1,3 @@
+export * from "./client-config-file.js";
 export * from "./config-leaves.js";
 export * from "./load-config.js";

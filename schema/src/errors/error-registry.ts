@@ -235,6 +235,22 @@ export const errorRegistry = define({
     summary: "An internal error.",
     remediation: "Report it with the server log line for this request.",
   },
+  SECRET_NOT_FOUND: {
+    http: 422,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: true,
+    summary: "A secret (or a key of it) that the workload references does not exist.",
+    remediation:
+      "Create the secret with the key (persysctl secret create); the replica starts once it exists. " +
+      "The workload itself is accepted and waits.",
+  },
+  SECRET_IN_USE: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    retryable: false,
+    summary: "The secret is referenced by workloads and cannot be deleted.",
+    remediation: "Remove the references (or delete the workloads named in the message) first, or delete with force.",
+  },
 });
 
 export type ErrorCode = keyof typeof errorRegistry;

@@ -1,3 +1,4 @@
+export * from "./secret-refs.js";
 export * from "./validate-workload.js";
 export { labelKeyProblem, labelValueProblem } from "./violations.js";
 export * from "./workload-defaults.js";

@@ -2,6 +2,7 @@ import { readCompose } from "../compose/compose-parser.js";
 import type { ComposeSpec } from "../gen/persys/api/v1/compose.js";
 import { type ContainerSpec, Protocol, RestartPolicyMode } from "../gen/persys/api/v1/container.js";
 import type { VmSpec } from "../gen/persys/api/v1/vm.js";
+import { validateSecretRefs } from "./secret-refs.js";
 import { checkAbsolutePath, checkDnsLabel, checkRange, type Violations } from "./violations.js";
 
 const envName = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
@@ -17,10 +18,10 @@ export function validateContainer(v: Violations, spec: ContainerSpec): void {
   if (!spec.image.trim()) v.add("is required", "image");
   else if (/\s/.test(spec.image)) v.add("must not contain whitespace", "image");
   checkEnv(v, spec.env, "env");
-  for (const [key, ref] of Object.entries(spec.secretEnv)) {
+  for (const key of Object.keys(spec.secretEnv)) {
     if (!envName.test(key)) v.at("secretEnv").add(`"${key}" is not a valid environment variable name`, key);
-    if (!ref.secret) v.at("secretEnv").at(key).add("is required", "secret");
   }
+  validateSecretRefs(v, spec);
   const hostPorts = new Map<string, number>();
   spec.ports.forEach((port, i) => {
     const item = v.at("ports").at(i);
@@ -40,6 +41,14 @@ export function validateContainer(v: Violations, spec: ContainerSpec): void {
     if (!volume.source) item.add("one of hostPath or volume is required");
     else if (volume.source.$case === "hostPath") checkAbsolutePath(item, volume.source.value, "hostPath");
     else checkDnsLabel(item, volume.source.value, "volume", "volume name");
+  });
+  spec.devices.forEach((device, i) => {
+    const [host = "", inside, permissions, ...rest] = device.split(":");
+    const item = v.at("devices");
+    if (!host.startsWith("/dev/")) item.add("must start with a host device under /dev/", i);
+    else if (inside !== undefined && !inside.startsWith("/")) item.add("the container path must be absolute", i);
+    else if ((permissions !== undefined && !/^[rwm]{1,3}$/.test(permissions)) || rest.length > 0)
+      item.add("must be /dev/host[:/dev/container[:rwm]]", i);
   });
   const restart = spec.restartPolicy;
   if (restart) {

@@ -140,7 +140,12 @@ const PACKAGES = [
     file: "persys/control/v1/control.proto",
     imports: ["google/protobuf/timestamp.proto", EXTENSION_IMPORT],
   },
-  { name: "persys.agent.v1", file: "persys/agent/v1/agent.proto", imports: [EXTENSION_IMPORT] },
+  {
+    name: "persys.agent.v1",
+    file: "persys/agent/v1/agent.proto",
+    // `persys_secrets` (field 1001): resolved secret values for the node's replicas.
+    imports: [EXTENSION_IMPORT, "persys/api/v1/secret_service.proto"],
+  },
 ];
 
 function withoutExtensions(pkg: ContractPackage): ContractPackage {

@@ -2,7 +2,7 @@ import { api, invalid } from "@persys/schema";
 
 const TOP = new Set(["id", "when", "then", "action", "cooldownSeconds", "dryRun", "approval", "updatedAt"]);
 const TRIGGERS = new Set(["metric", "cron", "finding", "event"]);
-const ACTIONS = new Set(["scale", "restart", "cordon", "drain", "webhook"]);
+const ACTIONS = new Set(["scale", "restart", "cordon", "drain", "move", "webhook"]);
 
 const short: Record<string, Record<string, string>> = {
   metric: { cpu: "POLICY_METRIC_CPU_PERCENT", memory: "POLICY_METRIC_MEMORY_PERCENT" },

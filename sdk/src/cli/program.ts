@@ -10,12 +10,15 @@ import { workloadAliases } from "./commands/go-aliases.js";
 import { intelligenceCommands } from "./commands/intelligence-commands.js";
 import { clusterCommand, metricsCommand, nodeCommand } from "./commands/node-cluster-commands.js";
 import { policyCommand } from "./commands/policy-commands.js";
+import { secretCommand } from "./commands/secret-commands.js";
+import { joinTokenCommand, tokenCommand, userCommand, whoamiCommand } from "./commands/security-commands.js";
 import {
   deleteCommand,
   describeCommand,
   explainCommand,
   lifecycleCommands,
   logsCommand,
+  moveCommand,
 } from "./commands/workload-commands.js";
 import { ExitCode, exitCodeFor } from "./exit-codes.js";
 
@@ -57,10 +60,11 @@ export function buildProgram(run: CliRun): Command {
     describeCommand(run),
     deleteCommand(run),
     ...lifecycleCommands(run),
+    moveCommand(run),
     logsCommand(run),
     explainCommand(run),
     planCommand(run),
-    nodeCommand(run),
+    nodeCommand(run).addCommand(joinTokenCommand(run)),
     clusterCommand(run),
     configCommand(run),
     completionCommand(run, () => program),
@@ -68,6 +72,10 @@ export function buildProgram(run: CliRun): Command {
     metricsCommand(run),
     ...intelligenceCommands(run),
     policyCommand(run),
+    secretCommand(run),
+    whoamiCommand(run),
+    tokenCommand(run),
+    userCommand(run),
   ];
   const version = new Command("version").description("print the client and server versions");
   examples(version, ["persysctl version", "persysctl --version   # the client only, without a call"]);

@@ -6,6 +6,8 @@ import { type DiscoveryOptions, discoverClientOptions } from "../config/client-d
 import { EventsApi } from "../events/events-api.js";
 import { IntelligenceApi } from "../intelligence/intelligence-api.js";
 import { NodesApi } from "../nodes/nodes-api.js";
+import { SecretsApi } from "../secrets/secrets-api.js";
+import { SecurityApi } from "../security/security-api.js";
 import { WorkloadsApi } from "../workloads/workloads-api.js";
 import { CallRunner } from "./call-runner.js";
 import { channelCredentials, DEFAULT_ENDPOINT, type PersysClientOptions, parseEndpoint } from "./client-options.js";
@@ -44,6 +46,10 @@ export class PersysClient {
   readonly intelligence: IntelligenceApi;
   /** Automation policies, their audit trail and manual approvals. */
   readonly automation: AutomationApi;
+  /** Secrets: put (idempotent), get and list (metadata only, never values), delete. */
+  readonly secrets: SecretsApi;
+  /** Who am I, API tokens, join tokens and user certificates. */
+  readonly security: SecurityApi;
   /** The `host:port` this client connects to. */
   readonly address: string;
 
@@ -95,10 +101,12 @@ export class PersysClient {
       runner,
       new api.AutomationServiceClient(endpoint.address, creds, clientOptions),
     );
+    this.secrets = new SecretsApi(runner, new api.SecretServiceClient(endpoint.address, creds, clientOptions));
     this.intelligence = new IntelligenceApi(
       runner,
       new api.IntelligenceServiceClient(endpoint.address, creds, clientOptions),
     );
+    this.security = new SecurityApi(runner, new api.SecurityServiceClient(endpoint.address, creds, clientOptions));
     this.workloads = new WorkloadsApi(runner, workloadClient, this.events);
   }
 

@@ -208,11 +208,25 @@ export class WorkloadsApi {
   }
 
   /**
-   * Restarts the replicas in place (one replica with `replicaIndex`), honouring the update strategy.
-   * Not idempotent: a call retried after a lost answer may restart twice.
+   * Restarts the replicas in place (one replica with `replicaIndex`), honouring the update strategy:
+   * recreates their runtime objects at the same revision, or with `reboot: true` reboots them where
+   * they run (a VM guest through ACPI — reset when it ignores that — in the same QEMU process with
+   * the same disks; a container by `docker restart`). A reboot of a stopped workload fails with
+   * CONFLICT. Not idempotent: a call retried after a lost answer may restart twice.
+   *
+   * ```ts
+   * await client.workloads.restart("db", { reboot: true, replicaIndex: 0 });
+   * ```
    */
-  async restart(id: string, options: CallOptions & { replicaIndex?: number | undefined } = {}): Promise<api.Workload> {
-    const request = api.RestartWorkloadRequest.fromPartial({ workloadId: id, replicaIndex: options.replicaIndex });
+  async restart(
+    id: string,
+    options: CallOptions & { replicaIndex?: number | undefined; reboot?: boolean | undefined } = {},
+  ): Promise<api.Workload> {
+    const request = api.RestartWorkloadRequest.fromPartial({
+      workloadId: id,
+      replicaIndex: options.replicaIndex,
+      mode: options.reboot ? api.RestartMode.RESTART_MODE_REBOOT : api.RestartMode.RESTART_MODE_RECREATE,
+    });
     const response = await this.runner.unary<api.RestartWorkloadResponse>(
       (md, o, cb) => this.client.restartWorkload(request, md, o, cb),
       options,
@@ -230,6 +244,34 @@ export class WorkloadsApi {
     );
     if (!response.workload) throw missing("workload");
     return { workload: response.workload, retriedReplicas: response.retriedReplicas };
+  }
+
+  /**
+   * Moves one replica off its node: the control plane's scheduler places it elsewhere (never on
+   * the node it leaves; only on `toNode` when given), assigns it, then stops the old copy; the new
+   * placement's diagnosis says it was moved and why. Idempotent with `fromNode`: once the replica
+   * has left that node (or the same move is under way), the call changes nothing and returns
+   * `moved: false`.
+   *
+   * @throws PersysError UNSCHEDULABLE when no other node could take it (nothing changes),
+   *   NOT_FOUND for an unknown workload or `toNode`, INVALID_ARGUMENT naming `replicaIndex`.
+   */
+  async move(
+    id: string,
+    replicaIndex: number,
+    options: CallOptions & { fromNode?: string; toNode?: string; reason?: string } = {},
+  ): Promise<api.MoveReplicaResponse> {
+    const request = api.MoveReplicaRequest.fromPartial({
+      workloadId: id,
+      replicaIndex,
+      fromNode: options.fromNode ?? "",
+      toNode: options.toNode ?? "",
+      reason: options.reason ?? "",
+    });
+    return this.runner.unary<api.MoveReplicaResponse>(
+      (md, o, cb) => this.client.moveReplica(request, md, o, cb),
+      options,
+    );
   }
 
   /** The latest placement decision of every replica: node, state, reason and the scheduler's diagnosis. */

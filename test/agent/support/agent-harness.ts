@@ -49,6 +49,8 @@ export function agentFlags(nodeId: string, controlPlane: string, stateDir: strin
     "gc-interval-seconds": "0.5",
     "usage-stats-interval-seconds": "1",
     "log-level": "error",
+    // Plaintext against the plaintext test control plane (test/security runs agents with TLS).
+    insecure: "true",
   };
 }
 

@@ -171,6 +171,11 @@ export class FakePersysApi implements PersysApi {
     return { workload, retriedReplicas: request.replicaIndex === undefined ? [0, 1] : [request.replicaIndex] };
   }
 
+  async moveReplica(request: api.MoveReplicaRequest, ctx: CallContext): Promise<api.MoveReplicaResponse> {
+    this.enter("moveReplica", request, ctx);
+    return { workload: this.workload(request.workloadId), moved: true, fromNode: "n1" };
+  }
+
   async explainWorkload(request: api.ExplainWorkloadRequest, ctx: CallContext): Promise<api.ExplainWorkloadResponse> {
     this.enter("explainWorkload", request, ctx);
     const workload = this.workload(request.workloadId);
@@ -374,6 +379,74 @@ export class FakePersysApi implements PersysApi {
     this.enter("approveAction", request, ctx);
     throw new PersysError("NOT_FOUND", `no action awaits approval ${request.approvalId}`);
   }
+
+  // Secrets: metadata only (the real service is tested in controlplane/src/secrets and test/security).
+  async putSecret(request: api.PutSecretRequest, ctx: CallContext): Promise<api.PutSecretResponse> {
+    this.enter("putSecret", request, ctx);
+    const keys = [...Object.keys(request.data), ...Object.keys(request.stringData)].sort();
+    return { secret: { name: request.name, keys, version: 1, usedBy: [] }, created: true, changed: true };
+  }
+  async getSecret(request: api.GetSecretRequest, ctx: CallContext): Promise<api.GetSecretResponse> {
+    this.enter("getSecret", request, ctx);
+    throw new PersysError("NOT_FOUND", `secret ${request.name} not found`);
+  }
+  async listSecrets(request: api.ListSecretsRequest, ctx: CallContext): Promise<api.ListSecretsResponse> {
+    this.enter("listSecrets", request, ctx);
+    return { secrets: [] };
+  }
+  async deleteSecret(request: api.DeleteSecretRequest, ctx: CallContext): Promise<api.DeleteSecretResponse> {
+    this.enter("deleteSecret", request, ctx);
+    return { deleted: false };
+  }
+
+  // Security: canned answers of the right shape (no real keys); test/security runs the real service.
+  async whoAmI(request: api.WhoAmIRequest, ctx: CallContext): Promise<api.WhoAmIResponse> {
+    this.enter("whoAmI", request, ctx);
+    return { name: ctx.identity ?? "anonymous", role: "admin", via: "development", nodeId: "" };
+  }
+  private answer<T>(method: string, request: unknown, ctx: CallContext, response: T): T {
+    this.enter(method, request, ctx);
+    return response;
+  }
+  private static readonly PEM = "-----BEGIN CERTIFICATE-----\nfake\n-----END CERTIFICATE-----\n";
+  private static readonly at = new Date("2026-01-01T00:00:00Z");
+  private static issued() {
+    return { certPem: FakePersysApi.PEM, keyPem: "", caPem: FakePersysApi.PEM, notAfter: FakePersysApi.at };
+  }
+  createApiToken = async (r: api.CreateApiTokenRequest, c: CallContext) =>
+    this.answer("createApiToken", r, c, {
+      token: "psy_aaaaaaaaaaaa_fake",
+      apiToken: { id: "aaaaaaaaaaaa", name: r.name, role: r.role, createdAt: FakePersysApi.at },
+    });
+  listApiTokens = async (r: api.ListApiTokensRequest, c: CallContext) =>
+    this.answer("listApiTokens", r, c, { tokens: [] });
+  revokeApiToken = async (r: api.RevokeApiTokenRequest, c: CallContext) =>
+    this.answer("revokeApiToken", r, c, { revoked: false });
+  createJoinToken = async (r: api.CreateJoinTokenRequest, c: CallContext) =>
+    this.answer("createJoinToken", r, c, {
+      token: "abcdef.0123456789abcdef",
+      joinToken: {
+        id: "abcdef",
+        description: r.description,
+        createdAt: FakePersysApi.at,
+        expiresAt: FakePersysApi.at,
+        expired: false,
+        used: false,
+        usedBy: "",
+      },
+      caCertHash: `sha256:${"0".repeat(64)}`,
+    });
+  listJoinTokens = async (r: api.ListJoinTokensRequest, c: CallContext) =>
+    this.answer("listJoinTokens", r, c, { tokens: [] });
+  revokeJoinToken = async (r: api.RevokeJoinTokenRequest, c: CallContext) =>
+    this.answer("revokeJoinToken", r, c, { revoked: false });
+  getClusterCa = async (r: api.GetClusterCaRequest, c: CallContext) =>
+    this.answer("getClusterCa", r, c, { caPem: FakePersysApi.PEM, caCertHash: `sha256:${"0".repeat(64)}` });
+  joinNode = async (r: api.JoinNodeRequest, c: CallContext) => this.answer("joinNode", r, c, FakePersysApi.issued());
+  renewNodeCertificate = async (r: api.RenewNodeCertificateRequest, c: CallContext) =>
+    this.answer("renewNodeCertificate", r, c, FakePersysApi.issued());
+  issueUserCertificate = async (r: api.IssueUserCertificateRequest, c: CallContext) =>
+    this.answer("issueUserCertificate", r, c, FakePersysApi.issued());
 }
 
 /** A workload as a user would write it. */

@@ -9,7 +9,7 @@ import { killServer, type ListeningServer, listenAgentService } from "./agent-se
 import { ControlSession, type SessionStats } from "./control-session.js";
 import { heartbeatRequest } from "./heartbeat-report.js";
 import { type AgentCounters, NodeAgent, type StoppedReplica } from "./node-agent.js";
-import { registerNodeRequest, type SimNodeDescription } from "./node-description.js";
+import { registerNodeRequest, type SimNodeDescription, type SimResources } from "./node-description.js";
 import {
   type ApplyMatcher,
   type DeletedReplica,
@@ -253,6 +253,16 @@ export class SimulatedNode extends EventEmitter<SimulatedNodeEvents> {
   /** Changes the share of its request each RUNNING replica reports as used, from the next heartbeat on. */
   setUsageFactor(factor: number): void {
     (this.model as { usageFactor: number }).usageFactor = factor;
+    this.version++;
+  }
+
+  /**
+   * Changes the node's baseline measured use (what runs outside Persys: the OS, images, logs),
+   * from the next heartbeat on; replicas' use is added to it. E.g. `{ diskGiB: 12 }` as a disk fills.
+   */
+  setBaselineUsage(usage: Partial<SimResources>): void {
+    const base = this.description.usage ?? { cpuMillicores: 0, memoryMiB: 0, diskGiB: 0 };
+    (this as { description: SimNodeDescription }).description = { ...this.description, usage: { ...base, ...usage } };
     this.version++;
   }
 

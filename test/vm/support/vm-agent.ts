@@ -19,13 +19,21 @@ export interface VmHarness extends DockerHarness {
   domain(replicaName: string): string;
 }
 
+/** The libvirt storage pools of a test node (named per node: tests share one libvirtd). */
+export function testPools(nodeId: string): { base: string; disks: string } {
+  return { base: `persys-test-base-${nodeId}`, disks: `persys-test-disks-${nodeId}` };
+}
+
 /** The agent flags that enable the VM runtime on the test libvirtd with storage in `storageDir`. */
-async function vmFlags(storageDir: string): Promise<Record<string, string>> {
+async function vmFlags(storageDir: string, nodeId: string): Promise<Record<string, string>> {
   const guest = await fastGuest();
+  const pools = testPools(nodeId);
   return {
     "runtimes-vm-enabled": "true",
     "runtimes-vm-uri": libvirtUri(),
     "runtimes-vm-storage-dir": storageDir,
+    "runtimes-vm-pools-base": pools.base,
+    "runtimes-vm-pools-disks": pools.disks,
     "runtimes-vm-default-network": testNetwork(),
     "runtimes-vm-probe-kernel": guest.kernel,
     "runtimes-vm-probe-initrd": guest.initrd,
@@ -39,12 +47,16 @@ async function vmStorageDir(): Promise<string> {
   return storageDir;
 }
 
-/** Destroys and undefines every domain of a node (a test's leftovers), then removes its storage. */
+/** Destroys and undefines every domain and storage pool of a node (a test's leftovers), then removes its storage. */
 async function removeNodeDomains(nodeId: string, storageDir: string): Promise<void> {
   for (const name of (await virsh("list", "--all", "--name")).split("\n").map((l) => l.trim())) {
     if (!name.endsWith(`.${nodeId}`)) continue;
     await virsh("destroy", name).catch(() => undefined);
     await virsh("undefine", name).catch(() => undefined);
+  }
+  for (const pool of Object.values(testPools(nodeId))) {
+    await virsh("pool-destroy", pool).catch(() => undefined);
+    await virsh("pool-undefine", pool).catch(() => undefined);
   }
   await rm(storageDir, { recursive: true, force: true });
 }
@@ -53,7 +65,7 @@ export async function startVmHarness(flags: Record<string, string> = {}): Promis
   const storageDir = await vmStorageDir();
   const h = await startDockerHarness();
   try {
-    const agent = await h.addAgent("vm", { ...(await vmFlags(storageDir)), ...flags });
+    const agent = await h.addAgent("vm", { ...(await vmFlags(storageDir, h.nodeId("vm"))), ...flags });
     return {
       ...h,
       agent,
@@ -86,7 +98,7 @@ export async function startVmProcessHarness(flags: Record<string, string> = {}):
   const stateDir = await mkdtemp(join(runDir(), "agent-vm-"));
   const h = await startDockerHarness();
   const node = h.nodeId("vmproc");
-  const all = { ...(await vmFlags(storageDir)), "state-dir": stateDir, ...flags };
+  const all = { ...(await vmFlags(storageDir, node)), "state-dir": stateDir, ...flags };
   return {
     ...h,
     node,

@@ -1,5 +1,6 @@
 import type Docker from "dockerode";
 import { type ContainerReplica, replicaLabels } from "../../replicas/desired-replica.js";
+import type { MaterialisedSecrets } from "../../replicas/replica-secrets.js";
 
 /** Log rotation applied to every container (json-file driver); `maxSizeMib` 0 keeps the daemon's default. */
 export interface LogRotation {
@@ -23,7 +24,13 @@ export function managedVolumeName(name: string): string {
  */
 export function containerCreateOptions(
   replica: ContainerReplica,
-  options: { readonly name: string; readonly nodeId: string; readonly logs?: LogRotation },
+  options: {
+    readonly name: string;
+    readonly nodeId: string;
+    readonly logs?: LogRotation;
+    /** Secret env values and files (read-only bind mounts), resolved for this create only. */
+    readonly secrets?: MaterialisedSecrets;
+  },
 ): Docker.ContainerCreateOptions {
   const s = replica.spec;
   const exposed: Record<string, object> = {};
@@ -40,12 +47,20 @@ export function containerCreateOptions(
   const health = s.healthcheck;
   const hostConfig: Docker.HostConfig = {
     PortBindings: bindings,
-    Mounts: s.mounts.map((m) => ({
-      Type: m.kind === "bind" ? "bind" : "volume",
-      Source: m.kind === "managed" ? managedVolumeName(m.source) : m.source,
-      Target: m.target,
-      ReadOnly: m.readOnly,
-    })),
+    Mounts: [
+      ...s.mounts.map((m) => ({
+        Type: m.kind === "bind" ? ("bind" as const) : ("volume" as const),
+        Source: m.kind === "managed" ? managedVolumeName(m.source) : m.source,
+        Target: m.target,
+        ReadOnly: m.readOnly,
+      })),
+      ...(options.secrets?.files ?? []).map((f) => ({
+        Type: "bind" as const,
+        Source: f.source,
+        Target: f.target,
+        ReadOnly: true,
+      })),
+    ],
     RestartPolicy: {
       Name: s.restart.mode,
       ...(s.restart.mode === "on-failure" ? { MaximumRetryCount: s.restart.maxRetries } : {}),
@@ -56,6 +71,14 @@ export function containerCreateOptions(
     ...(s.limits.cpuShares > 0 ? { CpuShares: s.limits.cpuShares } : {}),
     ...(s.privileged ? { Privileged: true } : {}),
     ...(s.hostNetwork ? { NetworkMode: "host" } : {}),
+    ...(s.devices?.length
+      ? {
+          Devices: s.devices.map((d) => {
+            const [host = "", inside, permissions] = d.split(":");
+            return { PathOnHost: host, PathInContainer: inside || host, CgroupPermissions: permissions || "rwm" };
+          }),
+        }
+      : {}),
     ...(options.logs && options.logs.maxSizeMib > 0
       ? {
           LogConfig: {
@@ -73,7 +96,7 @@ export function containerCreateOptions(
     Image: s.image,
     ...(s.entrypoint ? { Entrypoint: [...s.entrypoint] } : {}),
     ...(s.cmd ? { Cmd: [...s.cmd] } : {}),
-    Env: Object.entries(s.env).map(([k, v]) => `${k}=${v}`),
+    Env: Object.entries({ ...s.env, ...options.secrets?.env }).map(([k, v]) => `${k}=${v}`),
     Labels: { ...s.labels, ...replicaLabels(replica, options.nodeId) },
     ExposedPorts: exposed,
     StopTimeout: s.stopTimeoutSeconds,

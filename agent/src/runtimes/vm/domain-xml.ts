@@ -308,6 +308,9 @@ export function buildDomainXml(spec: DomainSpec): string {
   add(2, "<controller type='usb' model='none'/>");
   add(2, "<memballoon model='virtio'/>");
   add(2, "<rng model='virtio'><backend model='random'>/dev/urandom</backend></rng>");
+  // pvpanic: a guest kernel panic (with the pvpanic driver loaded) is reported to libvirt and handled
+  // by on_crash (crashed, not the reboot `panic=N` would make of it).
+  add(2, "<panic model='isa'/>");
   add(1, "</devices>");
   add(0, "</domain>");
   return `${lines.join("\n")}\n`;

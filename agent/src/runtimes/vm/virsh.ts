@@ -44,7 +44,8 @@ export interface DomainStats {
 
 const unreachable =
   /Failed to connect socket|failed to connect to the hypervisor|no connection driver|Cannot recv data|End of file while reading|client socket is closed|not connected/i;
-const notFound = /Domain not found|no domain with matching|failed to get domain/i;
+const notFound =
+  /Domain not found|no domain with matching|failed to get domain|Storage pool not found|Storage volume not found|no storage (pool|vol) with matching/i;
 const conflict = /domain is not running|is not running|already active|already running/i;
 const badXml = /XML error|unsupported configuration|XML document failed to validate|expected unit|invalid argument/i;
 
@@ -153,8 +154,18 @@ export class Virsh {
     await this.run(`destroy ${name}`, ["destroy", name]);
   }
 
+  /**
+   * Asks the guest to reboot (ACPI); returns at once. libvirt's QEMU driver presses the power
+   * button and, when the guest powers off, resets it in the same QEMU process instead of ending it
+   * (a `reboot` event follows). A guest that ignores ACPI does nothing.
+   */
   async reboot(name: string): Promise<void> {
     await this.run(`reboot ${name}`, ["reboot", name, "--mode", "acpi"]);
+  }
+
+  /** Resets the guest at once (the reset button: same QEMU process, no guest shutdown). */
+  async reset(name: string): Promise<void> {
+    await this.run(`reset ${name}`, ["reset", name]);
   }
 
   /** Removes the definition (with NVRAM, managed save and snapshot metadata). */

@@ -7,7 +7,7 @@
 import { open, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PersysError } from "@persys/schema";
-import type { DesiredReplica, VmReplica } from "../../replicas/desired-replica.js";
+import { type DesiredReplica, runtimeRevision, type VmReplica } from "../../replicas/desired-replica.js";
 import type { ReplicaDriver, ReplicaDriverContext } from "../../replicas/replica-driver.js";
 import type { ReplicaEntry } from "../../replicas/replica-entry.js";
 import type { ObservedReason } from "../docker/container-state.js";
@@ -15,7 +15,7 @@ import { buildSeedIso } from "./cloud-init-seed.js";
 import { type Accelerator, buildDomainXml, parseReplicaMetadata } from "./domain-xml.js";
 import { type DomainState, Virsh } from "./virsh.js";
 import { domainNameOf, domainSpecOf, plannedNetworks } from "./vm-domain-plan.js";
-import { VmEventStream } from "./vm-events.js";
+import { type DomainEvent, VmEventStream } from "./vm-events.js";
 import type { VmStorage } from "./vm-storage.js";
 
 export interface VmDriverOptions {
@@ -30,6 +30,8 @@ export interface VmDriverOptions {
   /** A Persys domain of this node with no desired replica is removed after this long. */
   readonly orphanGraceMs: number;
   readonly gcIntervalMs: number;
+  /** How long a guest has to reboot on an ACPI reboot request before it is reset. */
+  readonly rebootTimeoutMs: number;
   /** libvirt became (un)reachable. */
   readonly onReadyChange?: (ready: boolean) => void;
 }
@@ -45,6 +47,11 @@ const reasonOf = (e: unknown): ObservedReason => {
   const p = e instanceof PersysError ? e : new PersysError("RUNTIME_ERROR", String(e));
   return { code: p.code, message: p.message, retryable: p.retryable };
 };
+
+/** Source files of a domain's disks (`<source file='…'/>` of `<disk type='file'>`), seed included. */
+export function diskSourcesOf(xml: string): string[] {
+  return [...xml.matchAll(/<disk type='file'[\s\S]*?<source file='([^']+)'/g)].map((m) => m[1] ?? "").filter(Boolean);
+}
 
 /** The last lines of a console log, CR-free, for a failure reason. */
 export async function consoleTail(path: string, lines = CONSOLE_TAIL_LINES): Promise<string> {
@@ -82,6 +89,8 @@ export class VmDriver implements ReplicaDriver {
   private readonly entries = new Map<string, ReplicaEntry>();
   private readonly cpu = new Map<string, { ns: number; at: number }>();
   private readonly orphanSince = new Map<string, number>();
+  /** Waiters for the next `reboot` event of a domain (in-place reboots). */
+  private readonly rebootWaiters = new Map<string, Set<() => void>>();
   private events: VmEventStream | undefined;
   private timers: NodeJS.Timeout[] = [];
   private closed = false;
@@ -111,7 +120,7 @@ export class VmDriver implements ReplicaDriver {
       if (!this.events) {
         this.events = new VmEventStream(
           this.virsh,
-          (ev) => this.onDomainEvent(ev.domain),
+          (ev) => this.onDomainEvent(ev),
           () => this.refreshAll(),
         );
         this.events.start();
@@ -172,7 +181,7 @@ export class VmDriver implements ReplicaDriver {
       let state = await virsh.state(domain);
       if (state) {
         const meta = parseReplicaMetadata(await virsh.xml(domain, true));
-        if (meta?.revision !== d.revision || e.recreate) {
+        if (!meta || runtimeRevision(meta.revision) !== runtimeRevision(d.revision) || e.recreate) {
           await this.powerOff(virsh, domain, d.spec.stopTimeoutSeconds);
           await virsh.undefine(domain);
           state = undefined;
@@ -200,13 +209,13 @@ export class VmDriver implements ReplicaDriver {
   private async define(virsh: Virsh, d: VmReplica, domain: string): Promise<void> {
     const storage = this.o.storage;
     const accel = this.accelOf(d);
-    const image = await storage.resolveImage(d.spec.image);
+    const image = await storage.importImage(virsh, await storage.resolveImage(d.spec.image));
     const dir = await storage.prepare(domain);
-    const disks = storage.plannedDisks(domain, d.spec, image);
-    await storage.ensureDisks(disks, image);
+    const disks = await storage.plannedDisks(virsh, domain, d.spec, image);
+    await storage.ensureDisks(virsh, disks, image);
     let seedPath: string | undefined;
     if (d.spec.cloudInit) {
-      seedPath = join(dir, "seed.iso");
+      seedPath = await storage.seedPath(virsh, domain);
       const ci = d.spec.cloudInit;
       await buildSeedIso(
         {
@@ -221,6 +230,7 @@ export class VmDriver implements ReplicaDriver {
         },
         seedPath,
       );
+      await storage.seedWritten(virsh);
     }
     const networks = plannedNetworks(d, this.ctx.nodeId, this.o.defaultNetwork);
     const xml = buildDomainXml(
@@ -275,6 +285,86 @@ export class VmDriver implements ReplicaDriver {
     await virsh.destroy(domain).catch((error: unknown) => {
       if (!(error instanceof PersysError && error.code === "CONFLICT")) throw error;
     });
+  }
+
+  /**
+   * Reboots the guest in place: an ACPI reboot request (`virsh reboot --mode acpi`; libvirt resets
+   * the guest in the same QEMU process once it powers off), and when no `reboot` event came within
+   * `rebootTimeoutMs` — the guest ignores ACPI or hangs in its shutdown — a reset (`virsh reset`).
+   * Same domain, QEMU process and disks. A VM that is not running is converged (started) instead.
+   */
+  async reboot(e: ReplicaEntry): Promise<void> {
+    const d = vmReplica(e.desired);
+    const domain = this.domainOf(d);
+    this.entries.set(domain, e);
+    let state: DomainState | undefined;
+    try {
+      state = await this.conn().state(domain);
+    } catch {
+      state = undefined;
+    }
+    if (state?.state !== "running") {
+      e.observed.observedRevision = d.revision;
+      return this.converge(e, "apply");
+    }
+    e.cancelRestart();
+    const action = this.ctx.actions.begin("reboot", d.id);
+    action.start();
+    try {
+      const how = await this.rebootDomain(this.conn(), domain);
+      e.observed.observedRevision = d.revision;
+      e.observed.startedAt = new Date(this.ctx.clock());
+      e.lastError = undefined;
+      action.done();
+      this.ctx.logger.info({ replica: d.id, domain, how }, "VM rebooted in place");
+    } catch (error) {
+      e.lastError = reasonOf(error);
+      action.done(e.lastError.message);
+      this.ctx.logger.warn({ replica: d.id, code: e.lastError.code, err: e.lastError.message }, "VM reboot failed");
+    }
+    await this.refresh(e);
+  }
+
+  /** ACPI reboot, then a reset when the guest did not reboot in time; resolves with which it took. */
+  private async rebootDomain(virsh: Virsh, domain: string): Promise<"acpi" | "reset"> {
+    const rebooted = this.nextReboot(domain, this.o.rebootTimeoutMs);
+    try {
+      await virsh.reboot(domain);
+    } catch (error) {
+      if (error instanceof PersysError && error.code === "RUNTIME_UNAVAILABLE") throw error;
+      this.ctx.logger.info({ domain, err: (error as Error).message }, "ACPI reboot refused; resetting the VM");
+      rebooted.cancel();
+      await virsh.reset(domain);
+      return "reset";
+    }
+    if (await rebooted.promise) return "acpi";
+    this.ctx.logger.info(
+      { domain, timeoutMs: this.o.rebootTimeoutMs },
+      "VM did not reboot on the ACPI request; resetting it",
+    );
+    await virsh.reset(domain);
+    return "reset";
+  }
+
+  /** Resolves true at the domain's next `reboot` event, false after `timeoutMs`. */
+  private nextReboot(domain: string, timeoutMs: number): { promise: Promise<boolean>; cancel: () => void } {
+    let done: (rebooted: boolean) => void = () => {};
+    const promise = new Promise<boolean>((resolve) => {
+      done = resolve;
+    });
+    const waiters = this.rebootWaiters.get(domain) ?? new Set<() => void>();
+    this.rebootWaiters.set(domain, waiters);
+    const finish = (rebooted: boolean) => {
+      clearTimeout(timer);
+      waiters.delete(wake);
+      if (waiters.size === 0) this.rebootWaiters.delete(domain);
+      done(rebooted);
+    };
+    const wake = () => finish(true);
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    timer.unref();
+    waiters.add(wake);
+    return { promise, cancel: () => finish(false) };
   }
 
   /** Reads the domain and records the replica's state from it. */
@@ -397,11 +487,13 @@ export class VmDriver implements ReplicaDriver {
     try {
       this.ctx.set(e, "DELETING", e.observed.state === "DELETING" ? e.observed.reason : undefined);
       const virsh = this.conn();
+      let volumes: string[] = [];
       if (await virsh.state(domain)) {
+        volumes = diskSourcesOf(await virsh.xml(domain, true));
         await this.powerOff(virsh, domain, d.kind === "vm" ? d.spec.stopTimeoutSeconds : 30);
         await virsh.undefine(domain);
       }
-      await this.o.storage.removeReplica(domain);
+      await this.o.storage.removeReplica(virsh, domain, volumes);
       action.done();
       if (e.desired.desired !== "deleted") return;
       this.entries.delete(domain);
@@ -421,7 +513,12 @@ export class VmDriver implements ReplicaDriver {
     }
   }
 
-  private onDomainEvent(domain: string): void {
+  private onDomainEvent(ev: DomainEvent): void {
+    const domain = ev.domain;
+    if (ev.type === "reboot") {
+      for (const wake of this.rebootWaiters.get(domain) ?? []) wake();
+      return;
+    }
     const e = this.entries.get(domain);
     if (!e || e.desired.desired === "deleted") return;
     this.ctx.enqueue(e, () => this.refresh(e));
@@ -470,7 +567,7 @@ export class VmDriver implements ReplicaDriver {
     let removed = 0;
     const suffix = `.${this.ctx.nodeId}`;
     const names = await virsh.names();
-    const candidates = new Set([...names, ...(await this.o.storage.replicaFolders())]);
+    const candidates = new Set([...names, ...(await this.o.storage.replicaFolders(virsh, suffix))]);
     for (const domain of candidates) {
       if (!domain.endsWith(suffix) || this.entries.has(domain)) continue;
       const defined = names.includes(domain);
@@ -485,11 +582,13 @@ export class VmDriver implements ReplicaDriver {
       const action = this.ctx.actions.begin("gc", domain);
       action.start();
       try {
+        let volumes: string[] = [];
         if (defined) {
+          volumes = diskSourcesOf(await virsh.xml(domain, true).catch(() => ""));
           await virsh.destroy(domain).catch(() => {});
           await virsh.undefine(domain);
         }
-        await this.o.storage.removeReplica(domain);
+        await this.o.storage.removeReplica(virsh, domain, volumes);
         removed++;
         this.ctx.logger.info(
           { domain, orphanForMs: now - first },

@@ -43,12 +43,13 @@ export class VmRuntime {
     const root = vm.storageDir || join(this.config.stateDir, "vm");
     this.driver = new VmDriver(ctx, {
       uri: vm.uri,
-      storage: new VmStorage(root, vm.imagesDir || join(root, "images")),
+      storage: new VmStorage(root, vm.imagesDir || join(root, "images"), vm.pools),
       defaultNetwork: vm.defaultNetwork,
       kvm: () => this.kvm(),
       pollIntervalMs: this.config.usage.statsIntervalSeconds * 1000,
       orphanGraceMs: this.config.gc.orphanGraceSeconds * 1000,
       gcIntervalMs: this.config.gc.intervalSeconds * 1000,
+      rebootTimeoutMs: vm.rebootTimeoutSeconds * 1000,
       onReadyChange: (ready) => {
         this.logger[ready ? "info" : "warn"](
           { uri: vm.uri, reason: this.driver?.notReady()?.message },

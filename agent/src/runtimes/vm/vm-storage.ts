@@ -1,13 +1,15 @@
 /**
- * Where a VM replica's files live and how its disks are made. Base images are never written or
- * removed here: a replica's boot disk is a qcow2 overlay whose backing file is the base image, and
- * every file a replica owns (overlays, blank data disks, seed, console log, domain XML) is under its
- * own folder, which delete removes whole.
+ * Where a VM replica's files live and how its disks are made. Disks are libvirt storage volumes
+ * (see vm-pools.ts): a base image is imported once into the base pool (by content) and never
+ * written or removed; a replica's boot disk is a qcow2 overlay volume backed by it, its data disks
+ * and seed are volumes of the disks pool (`<domain>_<name>`), and delete removes them with
+ * `vol-delete`. The console log and the domain XML stay in the replica's folder.
  *
  * Layout under the storage root (`runtimes.vm.storageDir`):
  *   images/<name>            base images registered by name (a disk file, or an image folder)
- *   replicas/<domain>/       one folder per replica: root.qcow2, <disk>.qcow2, seed.iso, console.log
- *   pools/<pool>/<domain>/   data disks that name a pool other than the default
+ *   pools/base/              the base pool's target (when Persys defined it): base-<sha256>.<format>
+ *   pools/disks/             the disks pool's target: <domain>_root.qcow2, <domain>_<disk>.qcow2, <domain>_seed.iso
+ *   replicas/<domain>/       console.log, domain.xml (and disks of replicas made before the pools)
  *
  * An image folder holds `disk.qcow2` or `base.qcow2` (optional), `kernel` and `initrd.img` or
  * `initramfs.cpio.gz` (optional: direct kernel boot) and `cmdline` (optional).
@@ -15,8 +17,9 @@
 import { access, chmod, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { PersysError } from "@persys/schema";
-import { findHostTool, type HostTool, runHostTool } from "./host-tool.js";
-import type { VmDiskSpec, VmRuntimeSpec } from "./vm-runtime-spec.js";
+import type { Virsh } from "./virsh.js";
+import { type PoolNames, type PoolVolume, VmPools } from "./vm-pools.js";
+import type { VmRuntimeSpec } from "./vm-runtime-spec.js";
 
 /** A base image resolved on this node. */
 export interface ResolvedImage {
@@ -33,6 +36,8 @@ export interface ReplicaDisk {
   readonly path: string;
   readonly format: "qcow2" | "raw";
   readonly boot: boolean;
+  /** The volume (pool and name) behind `path`; absent for a disk made before the pools (a file). */
+  readonly volume?: { readonly pool: string; readonly name: string };
 }
 
 const exists = (path: string) =>
@@ -44,12 +49,15 @@ const exists = (path: string) =>
 const formatOf = (path: string): "qcow2" | "raw" => (/\.qcow2$/i.test(path) ? "qcow2" : "raw");
 
 export class VmStorage {
-  private qemuImg: Promise<HostTool> | undefined;
+  readonly pools: VmPools;
 
   constructor(
     readonly root: string,
     readonly imagesDir: string = join(root, "images"),
-  ) {}
+    poolNames: PoolNames = { base: "persys-base", disks: "persys-disks" },
+  ) {
+    this.pools = new VmPools(poolNames, root);
+  }
 
   /** The folder of a replica's own files. */
   replicaDir(domain: string): string {
@@ -117,54 +125,76 @@ export class VmStorage {
     };
   }
 
-  /** The disks of a replica: the boot overlay (implicit `root` when the spec names none) and data disks. */
-  plannedDisks(domain: string, spec: VmRuntimeSpec, image: ResolvedImage): (ReplicaDisk & { sizeGib: number })[] {
-    const disks: (ReplicaDisk & { sizeGib: number })[] = [];
+  /**
+   * The image with its disk replaced by the base pool's copy (imported once by content): what
+   * overlays are backed by. A kernel-only image is returned as it is.
+   */
+  async importImage(virsh: Virsh, image: ResolvedImage): Promise<ResolvedImage & { base?: PoolVolume }> {
+    if (!image.disk) return image;
+    const base = await this.pools.importBase(virsh, image.disk);
+    return { ...image, disk: { path: base.path, format: base.format }, base };
+  }
+
+  /**
+   * The disks of a replica: the boot overlay (implicit `root` when the spec names none) and data
+   * disks, as volumes of the disks pool (or the pool a data disk names). A disk made before the
+   * pools (a file in the replica folder) is kept where it is.
+   */
+  async plannedDisks(
+    virsh: Virsh,
+    domain: string,
+    spec: VmRuntimeSpec,
+    image: ResolvedImage,
+  ): Promise<(ReplicaDisk & { sizeGib: number })[]> {
+    const wanted: { name: string; format: "qcow2" | "raw"; boot: boolean; sizeGib: number; pool?: string }[] = [];
     const hasBoot = spec.disks.some((d) => d.boot);
-    if (image.disk && !hasBoot) {
-      disks.push({
-        name: "root",
-        path: join(this.replicaDir(domain), "root.qcow2"),
-        format: "qcow2",
-        boot: true,
-        sizeGib: 0,
-      });
-    }
+    if (image.disk && !hasBoot) wanted.push({ name: "root", format: "qcow2", boot: true, sizeGib: 0 });
     for (const d of spec.disks) {
       if (d.boot && !image.disk) continue; // a kernel-only image has nothing to overlay
-      disks.push({ ...d, path: this.diskPath(domain, d), format: d.boot ? "qcow2" : d.format });
+      wanted.push({
+        name: d.name,
+        format: d.boot ? "qcow2" : d.format,
+        boot: d.boot,
+        sizeGib: d.sizeGib,
+        pool: d.pool,
+      });
+    }
+    const disks: (ReplicaDisk & { sizeGib: number })[] = [];
+    for (const w of wanted) {
+      const file = `${w.name}.${w.format === "qcow2" ? "qcow2" : "raw"}`;
+      const legacy = join(this.replicaDir(domain), file);
+      const base = { name: w.name, format: w.format, boot: w.boot, sizeGib: w.sizeGib };
+      if (await exists(legacy)) {
+        disks.push({ ...base, path: legacy });
+        continue;
+      }
+      const pool = w.boot ? this.pools.names.disks : this.pools.poolOf(w.pool);
+      const name = VmPools.volumeName(domain, file);
+      disks.push({ ...base, path: await this.pools.pathOf(virsh, pool, name), volume: { pool, name } });
     }
     return disks;
   }
 
-  private diskPath(domain: string, d: VmDiskSpec): string {
-    const ext = d.boot || d.format === "qcow2" ? "qcow2" : "raw";
-    if (d.pool && d.pool !== "default") return join(this.root, "pools", d.pool, domain, `${d.name}.${ext}`);
-    return join(this.replicaDir(domain), `${d.name}.${ext}`);
-  }
-
   /**
-   * Creates the disks that do not exist yet (an existing disk is kept: stop/start and a new revision
-   * keep the guest's data): the boot overlay backed by the base image, blank data disks by size.
-   * STORAGE_ERROR with qemu-img's words when one cannot be made.
+   * Creates the disk volumes that do not exist yet (an existing disk is kept: stop/start and a new
+   * revision keep the guest's data): the boot overlay backed by the base volume, blank data disks
+   * by size. STORAGE_ERROR with libvirt's words when one cannot be made.
    */
-  async ensureDisks(disks: readonly (ReplicaDisk & { sizeGib: number })[], image: ResolvedImage): Promise<void> {
-    this.qemuImg ??= findHostTool(["qemu-img"], "qemu-utils");
-    const tool = await this.qemuImg;
+  async ensureDisks(
+    virsh: Virsh,
+    disks: readonly (ReplicaDisk & { sizeGib: number })[],
+    image: ResolvedImage & { base?: PoolVolume },
+  ): Promise<void> {
     for (const d of disks) {
-      if (await exists(d.path)) continue;
-      const dir = d.path.slice(0, d.path.lastIndexOf("/"));
-      await mkdir(dir, { recursive: true });
-      await chmod(dir, 0o755);
-      const args =
-        d.boot && image.disk
-          ? ["create", "-q", "-f", "qcow2", "-F", image.disk.format, "-b", image.disk.path, d.path]
-          : ["create", "-q", "-f", d.format, d.path];
-      if (d.sizeGib > 0 || !d.boot) args.push(`${Math.max(1, d.sizeGib)}G`);
+      if (!d.volume || (await exists(d.path))) continue;
       try {
-        await runHostTool(tool, args, { timeoutMs: 120_000 });
+        if (d.boot && image.base) {
+          await this.pools.createOverlay(virsh, d.volume.name, image.base, d.sizeGib * 2 ** 30);
+        } else {
+          await this.pools.createBlank(virsh, d.volume.pool, d.volume.name, Math.max(1, d.sizeGib), d.format);
+        }
       } catch (error) {
-        await rm(d.path, { force: true });
+        if (error instanceof PersysError && error.code === "RUNTIME_UNAVAILABLE") throw error;
         throw new PersysError("STORAGE_ERROR", `cannot create disk ${d.name}: ${(error as Error).message}`, {
           cause: error,
         });
@@ -172,15 +202,49 @@ export class VmStorage {
     }
   }
 
-  /** Removes every file the replica owns (its folder and its pool disks). Never touches base images. */
-  async removeReplica(domain: string): Promise<void> {
-    await rm(this.replicaDir(domain), { recursive: true, force: true });
-    const pools = await readdir(join(this.root, "pools")).catch(() => [] as string[]);
-    for (const pool of pools) await rm(join(this.root, "pools", pool, domain), { recursive: true, force: true });
+  /** Where the replica's NoCloud seed is built (a volume of the disks pool once `seedWritten`). */
+  async seedPath(virsh: Virsh, domain: string): Promise<string> {
+    return this.pools.pathOf(virsh, this.pools.names.disks, VmPools.volumeName(domain, "seed.iso"));
   }
 
-  /** Domains that still have a replica folder (for orphan collection). */
-  async replicaFolders(): Promise<string[]> {
-    return readdir(join(this.root, "replicas")).catch(() => [] as string[]);
+  /** The seed was (re)written into the disks pool's folder: let libvirt see it as a volume. */
+  async seedWritten(virsh: Virsh): Promise<void> {
+    await this.pools.refresh(virsh, this.pools.names.disks);
+  }
+
+  /**
+   * Removes every volume and file the replica owns: `vol-delete` of its volumes in the disks pool
+   * and of `extraVolumes` (data disks in other pools, from its domain XML), then its folder. Never
+   * touches the base pool.
+   */
+  async removeReplica(virsh: Virsh, domain: string, extraVolumes: readonly string[] = []): Promise<void> {
+    const pools = this.pools;
+    await pools.ensure(virsh);
+    const prefix = VmPools.volumeName(domain, "");
+    for (const v of await pools.volumes(virsh, pools.names.disks)) {
+      if (v.name.startsWith(prefix)) await pools.deleteVolume(virsh, pools.names.disks, v.name);
+    }
+    for (const path of extraVolumes) {
+      const base = await pools.targetOf(virsh, pools.names.base);
+      if (path.startsWith(`${base}/`)) continue;
+      await virsh.run(`vol-delete ${path}`, ["vol-delete", path]).catch((error: unknown) => {
+        if (!(error instanceof PersysError && error.code === "NOT_FOUND")) throw error;
+      });
+    }
+    await rm(this.replicaDir(domain), { recursive: true, force: true });
+    // Data disks of the layout before the pools (pools/<pool>/<domain>/ folders).
+    const legacy = await readdir(join(this.root, "pools")).catch(() => [] as string[]);
+    for (const pool of legacy) await rm(join(this.root, "pools", pool, domain), { recursive: true, force: true });
+  }
+
+  /** Domains of this node that still have a replica folder or a disks-pool volume (orphan collection). */
+  async replicaFolders(virsh: Virsh, nodeSuffix: string): Promise<string[]> {
+    const found = new Set(await readdir(join(this.root, "replicas")).catch(() => [] as string[]));
+    await this.pools.ensure(virsh);
+    for (const v of await this.pools.volumes(virsh, this.pools.names.disks)) {
+      const domain = VmPools.domainOfVolume(v.name, nodeSuffix);
+      if (domain) found.add(domain);
+    }
+    return [...found];
   }
 }

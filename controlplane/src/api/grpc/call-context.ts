@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { ServerUnaryCall } from "@grpc/grpc-js";
 import { PersysError } from "@persys/schema";
+import { bearerToken } from "../../auth/authenticator.js";
+import type { CallCredentials } from "../../auth/principal.js";
+import { certificateSubject } from "../../pki/principal.js";
 import type { CallContext } from "../persys-api.js";
 
 /** What this module needs of a server call (unary, streaming and duplex calls all have it). */
@@ -9,8 +12,8 @@ export type ServerSurfaceCall = Pick<
   "on" | "removeListener" | "metadata" | "getDeadline" | "getAuthContext" | "getPath"
 >;
 
-/** Derives the caller's identity from a call; `undefined` when unauthenticated. */
-export type GrpcIdentify = (call: ServerSurfaceCall) => string | undefined;
+/** What a call shows of its caller (verified certificate subject, bearer token); checked later by the auth layer. */
+export type GrpcIdentify = (call: ServerSurfaceCall) => CallCredentials;
 
 /** A CallContext bound to one gRPC call, and the function that releases its timer and listeners. */
 export interface GrpcCallScope {
@@ -30,7 +33,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * the call's deadline passes (reason DEADLINE_EXCEEDED). The request id is the client's
  * `x-request-id` metadata (when it is 1–128 of `[A-Za-z0-9._:-]`) or a fresh UUID. Call `dispose` when the call ends.
  */
-export function callScope(call: ServerSurfaceCall, identify: GrpcIdentify = certificateIdentity): GrpcCallScope {
+export function callScope(call: ServerSurfaceCall, identify: GrpcIdentify = callCredentials): GrpcCallScope {
   const controller = new AbortController();
   const onCancel = () => controller.abort(new PersysError("CANCELLED", "the client cancelled the call"));
   call.on("cancelled", onCancel);
@@ -43,11 +46,10 @@ export function callScope(call: ServerSurfaceCall, identify: GrpcIdentify = cert
     else if (left < MAX_TIMER_MS) timer = setTimeout(expire, left);
   }
   const given = call.metadata.get("x-request-id")[0];
-  const identity = identify(call);
   const ctx: CallContext = {
     signal: controller.signal,
     requestId: typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID(),
-    ...(identity === undefined ? {} : { identity }),
+    credentials: identify(call),
   };
   return {
     ctx,
@@ -65,9 +67,13 @@ function deadlineMs(call: ServerSurfaceCall): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** Default identity: the common name of a verified TLS client certificate, if any. */
-export function certificateIdentity(call: ServerSurfaceCall): string | undefined {
-  const subject = call.getAuthContext?.()?.sslPeerCertificate?.subject as { CN?: unknown } | undefined;
-  const cn = subject?.CN;
-  return typeof cn === "string" && cn ? cn : undefined;
+/**
+ * Default: the subject of a client certificate the TLS layer verified against the cluster CA
+ * (grpc-js shows only verified ones) and the `authorization: Bearer` metadata.
+ */
+export function callCredentials(call: ServerSurfaceCall): CallCredentials {
+  const peer = call.getAuthContext?.()?.sslPeerCertificate;
+  const certificate = peer ? (certificateSubject(peer) ?? {}) : undefined;
+  const token = bearerToken(call.metadata.get("authorization")[0]);
+  return { ...(certificate ? { certificate } : {}), ...(token === undefined ? {} : { bearerToken: token }) };
 }

@@ -23,7 +23,7 @@ export interface GrpcServerOptions {
   readonly credentials?: ServerCredentials;
   /** Per-method call counts and latencies. */
   readonly metrics?: ApiMetrics;
-  /** Caller identity for CallContext.identity. Default: CN of a verified client certificate. */
+  /** Caller credentials for CallContext.credentials. Default: verified client certificate subject and bearer token. */
   readonly identify?: GrpcIdentify;
   /** How often the health status is re-read from `health` (ms). Default 1000. */
   readonly healthIntervalMs?: number;
@@ -56,6 +56,8 @@ const publicServices = [
   "persys.api.v1.EventService",
   "persys.api.v1.IntelligenceService",
   "persys.api.v1.AutomationService",
+  "persys.api.v1.SecretService",
+  "persys.api.v1.SecurityService",
 ];
 
 /**
@@ -84,6 +86,8 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     server.addService(api.EventServiceService, bindService(api.EventServiceService, core, deps));
     server.addService(api.IntelligenceServiceService, bindService(api.IntelligenceServiceService, core, deps));
     server.addService(api.AutomationServiceService, bindService(api.AutomationServiceService, core, deps));
+    server.addService(api.SecretServiceService, bindService(api.SecretServiceService, core, deps));
+    server.addService(api.SecurityServiceService, bindService(api.SecurityServiceService, core, deps));
     served.push(...publicServices);
   }
   if (options.agentControl) {

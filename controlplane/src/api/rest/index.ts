@@ -2,6 +2,6 @@
 // gateway's compat routes over AgentControlApi, and /healthz, /readyz, /metrics.
 export { fromProtoJson, ProtoJsonError, toProtoNames } from "./compat/protojson.js";
 export { type FieldInfo, loadSchemaCatalog, type SchemaCatalog } from "./json-schemas.js";
-export { certificateIdentity, type RestIdentify } from "./rest-context.js";
+export { type RestIdentify, requestCredentials } from "./rest-context.js";
 export { buildRestServer, type RestServerOptions, type RunningRestServer, startRestServer } from "./rest-server.js";
 export { type V1Route, v1Routes } from "./v1-route-table.js";

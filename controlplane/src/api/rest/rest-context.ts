@@ -1,10 +1,13 @@
 import type { TLSSocket } from "node:tls";
 import { PersysError } from "@persys/schema";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { bearerToken } from "../../auth/authenticator.js";
+import type { CallCredentials } from "../../auth/principal.js";
+import { certificateSubject } from "../../pki/principal.js";
 import type { CallContext } from "../persys-api.js";
 
-/** Derives the caller's identity from a request; `undefined` when unauthenticated. */
-export type RestIdentify = (request: FastifyRequest) => string | undefined;
+/** What a request shows of its caller (verified certificate subject, bearer token); checked later by the auth layer. */
+export type RestIdentify = (request: FastifyRequest) => CallCredentials;
 
 /**
  * A CallContext for one HTTP request: its signal aborts (reason CANCELLED) when the client goes
@@ -25,18 +28,20 @@ export function restContext(
     shutdown?.removeEventListener("abort", onShutdown);
     if (!reply.raw.writableFinished) controller.abort(new PersysError("CANCELLED", "the client went away"));
   });
-  const identity = identify(request);
-  return {
-    signal: controller.signal,
-    requestId: request.id,
-    ...(identity === undefined ? {} : { identity }),
-  };
+  return { signal: controller.signal, requestId: request.id, credentials: identify(request) };
 }
 
-/** Default identity: the common name of a verified TLS client certificate (HTTPS with client auth). */
-export function certificateIdentity(request: FastifyRequest): string | undefined {
+/**
+ * Default: the subject of a client certificate verified against the cluster CA (HTTPS that asked for
+ * one; unverified certificates are ignored) and the `Authorization: Bearer` header.
+ */
+export function requestCredentials(request: FastifyRequest): CallCredentials {
   const socket = request.raw.socket as Partial<TLSSocket>;
-  if (!socket.authorized || typeof socket.getPeerCertificate !== "function") return undefined;
-  const cn = socket.getPeerCertificate().subject?.CN;
-  return typeof cn === "string" && cn ? cn : undefined;
+  const token = bearerToken(request.headers.authorization);
+  // Only a certificate that is there: a connection can report `authorized` with no peer certificate
+  // to show (a resumed session), and must then fall back to the token, not to an empty subject.
+  const peer =
+    socket.authorized && typeof socket.getPeerCertificate === "function" ? socket.getPeerCertificate() : undefined;
+  const certificate = peer?.raw ? (certificateSubject(peer) ?? {}) : undefined;
+  return { ...(certificate ? { certificate } : {}), ...(token === undefined ? {} : { bearerToken: token }) };
 }

@@ -8,8 +8,9 @@ import type { AgentControlApi, PersysApi, ServerHealth } from "../persys-api.js"
 import { compatSchemas, registerCompatRoutes } from "./compat/compat-routes.js";
 import { loadSchemaCatalog } from "./json-schemas.js";
 import { registerProbeRoutes } from "./probe-routes.js";
-import { certificateIdentity, type RestIdentify } from "./rest-context.js";
+import { type RestIdentify, requestCredentials } from "./rest-context.js";
 import { installErrorHandlers, streamErrorBody } from "./rest-errors.js";
+import { registerUiRoutes } from "./ui-routes.js";
 import type { V1RouteConfig } from "./v1-routes.js";
 import { registerV1Routes } from "./v1-routes.js";
 
@@ -29,7 +30,7 @@ export interface RestServerOptions {
   readonly sseHeartbeatMs?: number;
   /** How long a stream may take to yield (or fail) before its 200 headers go out (ms). Default 100. */
   readonly streamFirstItemWaitMs?: number;
-  /** Caller identity for CallContext.identity. Default: CN of a verified TLS client certificate. */
+  /** Caller credentials for CallContext.credentials. Default: verified client certificate subject and bearer token. */
   readonly identify?: RestIdentify;
   /** Serve HTTPS with these options (certificates, `requestCert` for mTLS). */
   readonly https?: HttpsOptions;
@@ -37,6 +38,8 @@ export interface RestServerOptions {
   readonly clusterIds?: readonly string[];
   /** Version shown in the OpenAPI document. */
   readonly version?: string;
+  /** Folder of the built web console served at `/ui`. Default: the dist of @persys/ui (503 when not built). */
+  readonly uiDistDir?: string;
 }
 
 /**
@@ -90,6 +93,8 @@ export function buildRestServer(options: RestServerOptions): FastifyInstance {
         { name: "events" },
         { name: "intelligence", description: "Explanations, forecasts and recommendations (reads only)." },
         { name: "automation", description: "Policies acted out through this API by the leader, with an audit trail." },
+        { name: "secrets", description: "Secrets referenced by workloads: write-only values, metadata reads." },
+        { name: "security", description: "Who am I, API tokens, join tokens, node and user certificates." },
         { name: "operations" },
         { name: "compat", description: "Routes of the Go persys-gateway (protojson, proto field names)." },
       ],
@@ -109,19 +114,20 @@ export function buildRestServer(options: RestServerOptions): FastifyInstance {
     registerV1Routes(scope, {
       api: options.api,
       catalog,
-      identify: options.identify ?? certificateIdentity,
+      identify: options.identify ?? requestCredentials,
       errorBody: streamErrorBody,
       heartbeatMs: options.sseHeartbeatMs ?? 15_000,
       firstItemWaitMs: options.streamFirstItemWaitMs ?? 100,
       shutdown: shutdown.signal,
     });
     registerProbeRoutes(scope, options.health, metrics);
+    await scope.register(registerUiRoutes, options.uiDistDir ? { distDir: options.uiDistDir } : {});
     scope.get("/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
     if (options.agentControl) {
       await scope.register(registerCompatRoutes, {
         agentControl: options.agentControl,
         catalog,
-        identify: options.identify ?? certificateIdentity,
+        identify: options.identify ?? requestCredentials,
         ...(options.clusterIds ? { clusterIds: options.clusterIds } : {}),
       });
     }

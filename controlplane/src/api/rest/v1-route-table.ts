@@ -19,7 +19,7 @@ export interface V1Route {
   readonly request: string;
   readonly response: string;
   readonly summary: string;
-  readonly tag: "workloads" | "nodes" | "cluster" | "events" | "intelligence" | "automation";
+  readonly tag: "workloads" | "nodes" | "cluster" | "events" | "intelligence" | "automation" | "secrets" | "security";
   /** Path parameter → request field path (dotted, JSON names). */
   readonly params?: Readonly<Record<string, string>>;
   /** Query parameter → request field path. */
@@ -49,7 +49,9 @@ const optionalBody = { kind: "rest", required: false } as const;
 const actionSummaries = {
   start: "Set the desired state to RUNNING (no-op when running).",
   stop: "Set the desired state to STOPPED; replicas keep their nodes (no-op when stopped).",
-  restart: "Restart replicas in place (body `{replicaIndex}` for one), honouring the update strategy.",
+  restart:
+    "Restart replicas in place (body `{replicaIndex}` for one), honouring the update strategy; " +
+    '`{"mode": "RESTART_MODE_REBOOT"}` reboots them (VM guest, container) instead of recreating them.',
   retry: "Clear the retry backoff of failed or pending replicas (body `{replicaIndex}` for one).",
 } as const;
 
@@ -128,6 +130,19 @@ export const v1Routes: readonly V1Route[] = [
       body: optionalBody,
     }),
   ),
+  {
+    method: "POST",
+    url: "/v1/workloads/:workloadId/replicas/:replicaIndex/move",
+    rpc: "moveReplica",
+    request: "MoveReplicaRequest",
+    response: "MoveReplicaResponse",
+    summary:
+      "Move one replica off its node (body `{fromNode, toNode, reason}`, all optional): the scheduler " +
+      "re-places it elsewhere, then the old copy stops. Idempotent (`moved: false` when nothing changed).",
+    tag: "workloads",
+    params: { workloadId: "workloadId", replicaIndex: "replicaIndex" },
+    body: optionalBody,
+  },
   {
     method: "GET",
     url: "/v1/workloads/:workloadId/explain",
@@ -369,6 +384,168 @@ export const v1Routes: readonly V1Route[] = [
     tag: "automation",
     params: { approvalId: "approvalId" },
     body: optionalBody,
+  },
+  {
+    method: "PUT",
+    url: "/v1/secrets/:name",
+    rpc: "putSecret",
+    request: "PutSecretRequest",
+    response: "PutSecretResponse",
+    summary:
+      "Create or replace a secret (body `{data: {key: base64}, stringData: {key: text}}`). Idempotent: " +
+      "the same data keeps the version. The answer is metadata only, never values.",
+    tag: "secrets",
+    params: { name: "name" },
+    body: { kind: "rest", required: true },
+  },
+  {
+    method: "GET",
+    url: "/v1/secrets",
+    rpc: "listSecrets",
+    request: "ListSecretsRequest",
+    response: "ListSecretsResponse",
+    summary: "Every secret's metadata (keys, version, times, workloads using it), ordered by name; never values.",
+    tag: "secrets",
+  },
+  {
+    method: "GET",
+    url: "/v1/secrets/:name",
+    rpc: "getSecret",
+    request: "GetSecretRequest",
+    response: "GetSecretResponse",
+    summary: "One secret's metadata; never its values.",
+    tag: "secrets",
+    params: { name: "name" },
+  },
+  {
+    method: "DELETE",
+    url: "/v1/secrets/:name",
+    rpc: "deleteSecret",
+    request: "DeleteSecretRequest",
+    response: "DeleteSecretResponse",
+    summary:
+      "Delete a secret (a missing one is a success). 409 SECRET_IN_USE naming the workloads while any " +
+      "references it, unless `force=true`.",
+    tag: "secrets",
+    params: { name: "name" },
+    query: { force: "force" },
+  },
+  {
+    method: "GET",
+    url: "/v1/whoami",
+    rpc: "whoAmI",
+    request: "WhoAmIRequest",
+    response: "WhoAmIResponse",
+    summary: "The caller as the server authenticated it: name, role, how (certificate, token, development), node.",
+    tag: "security",
+  },
+  {
+    method: "POST",
+    url: "/v1/tokens",
+    rpc: "createApiToken",
+    request: "CreateApiTokenRequest",
+    response: "CreateApiTokenResponse",
+    summary:
+      "Create an API bearer token (body `{name, role, ttlSeconds}`; role admin, operator or viewer). " +
+      "The token value is in this answer only. Admin.",
+    tag: "security",
+    body: { kind: "rest", required: true },
+  },
+  {
+    method: "GET",
+    url: "/v1/tokens",
+    rpc: "listApiTokens",
+    request: "ListApiTokensRequest",
+    response: "ListApiTokensResponse",
+    summary: "Every API token's id, name, role and times; never the secret. Admin.",
+    tag: "security",
+  },
+  {
+    method: "DELETE",
+    url: "/v1/tokens/:id",
+    rpc: "revokeApiToken",
+    request: "RevokeApiTokenRequest",
+    response: "RevokeApiTokenResponse",
+    summary: "Revoke an API token (a missing one is a success); calls with it fail within seconds. Admin.",
+    tag: "security",
+    params: { id: "id" },
+  },
+  {
+    method: "POST",
+    url: "/v1/join-tokens",
+    rpc: "createJoinToken",
+    request: "CreateJoinTokenRequest",
+    response: "CreateJoinTokenResponse",
+    summary:
+      "Create a one-time join token for an agent (body `{ttlSeconds, description}`, default 1 h), with the " +
+      "CA pin agents check. The token value is in this answer only. Admin.",
+    tag: "security",
+    body: optionalBody,
+  },
+  {
+    method: "GET",
+    url: "/v1/join-tokens",
+    rpc: "listJoinTokens",
+    request: "ListJoinTokensRequest",
+    response: "ListJoinTokensResponse",
+    summary:
+      "Every join token kept (used and expired ones for a day): expiry, whether used and by which node; never the secret. Admin.",
+    tag: "security",
+  },
+  {
+    method: "DELETE",
+    url: "/v1/join-tokens/:id",
+    rpc: "revokeJoinToken",
+    request: "RevokeJoinTokenRequest",
+    response: "RevokeJoinTokenResponse",
+    summary: "Revoke a join token (a missing one is a success). Admin.",
+    tag: "security",
+    params: { id: "id" },
+  },
+  {
+    method: "GET",
+    url: "/v1/cluster/ca",
+    rpc: "getClusterCa",
+    request: "GetClusterCaRequest",
+    response: "GetClusterCaResponse",
+    summary: "The cluster CA certificate and the `sha256:` pin of its public key. Public.",
+    tag: "security",
+  },
+  {
+    method: "POST",
+    url: "/v1/nodes/:nodeId/join",
+    rpc: "joinNode",
+    request: "JoinNodeRequest",
+    response: "JoinNodeResponse",
+    summary:
+      "Exchange a join token (body `{joinToken, csrPem?, hosts?}`) for the node's agent certificate. Public: " +
+      "the token is the proof and works once; used, expired or unknown tokens are 401. Audited.",
+    tag: "security",
+    params: nodeId,
+    body: { kind: "rest", required: true },
+  },
+  {
+    method: "POST",
+    url: "/v1/nodes/:nodeId/certificate",
+    rpc: "renewNodeCertificate",
+    request: "RenewNodeCertificateRequest",
+    response: "RenewNodeCertificateResponse",
+    summary:
+      "A new certificate for the calling agent's own node (body `{csrPem?, hosts?}`). Agent of that node, or admin.",
+    tag: "security",
+    params: nodeId,
+    body: optionalBody,
+  },
+  {
+    method: "POST",
+    url: "/v1/users/:name/certificate",
+    rpc: "issueUserCertificate",
+    request: "IssueUserCertificateRequest",
+    response: "IssueUserCertificateResponse",
+    summary: "A client certificate for a person or tool (body `{role, ttlSeconds}`) with a new private key. Admin.",
+    tag: "security",
+    params: { name: "name" },
+    body: { kind: "rest", required: true },
   },
 ];
 

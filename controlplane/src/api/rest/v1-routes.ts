@@ -58,6 +58,7 @@ export function registerV1Routes(app: FastifyInstance, deps: V1RouteDeps): void 
       preValidation: async (request) => {
         // An action POSTed without a body means "no options".
         if (config.optionalBody && request.body === undefined) request.body = {};
+        if (schema.params) request.params = coerceQuery(request.params as Record<string, unknown>, schema.params);
         if (schema.querystring) {
           request.query = coerceQuery(request.query as Record<string, unknown>, schema.querystring);
         }

@@ -48,6 +48,11 @@ export interface CompiledRequest {
   readonly traits: WorkloadTraits;
   /** 32-bit hash of the workload id (seeds the sampling offset). */
   readonly idHash: number;
+  /**
+   * Set only to move a placed replica (see the `replica-move` filter): the nodes it leaves, and
+   * the one node it must go to, if any. Derived per move from the workload's compiled request.
+   */
+  readonly move?: { readonly leaving: readonly string[]; readonly target?: string };
 }
 
 /** FNV-1a over a string, 32 bits. */

@@ -18,6 +18,7 @@ describe("pipeline", () => {
       "node:host-ports",
       "node:replica-anti-affinity",
       "node:workload-anti-affinity",
+      "node:replica-move",
       "score:least-allocated",
       "score:topology-spread",
       "score:replica-spread",

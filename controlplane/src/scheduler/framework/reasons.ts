@@ -23,6 +23,8 @@ export const Reason = {
   REPLICA_ANTI_AFFINITY: "REPLICA_ANTI_AFFINITY",
   WORKLOAD_ANTI_AFFINITY: "WORKLOAD_ANTI_AFFINITY",
   AVOIDED_BY_WORKLOAD: "AVOIDED_BY_WORKLOAD",
+  NODE_BEING_LEFT: "NODE_BEING_LEFT",
+  NOT_MOVE_TARGET: "NOT_MOVE_TARGET",
 } as const;
 
 /** A reason code. */
@@ -57,6 +59,8 @@ export const reasonCatalog: Readonly<Record<ReasonCode, ReasonInfo>> = {
   REPLICA_ANTI_AFFINITY: { phrase: "already running a replica of this workload", fixedBy: ["placements"] },
   WORKLOAD_ANTI_AFFINITY: { phrase: "running a workload this one avoids", fixedBy: ["placements"] },
   AVOIDED_BY_WORKLOAD: { phrase: "running a workload that avoids this one", fixedBy: ["placements"] },
+  NODE_BEING_LEFT: { phrase: "being left by this replica (moving)", fixedBy: [] },
+  NOT_MOVE_TARGET: { phrase: "not the target of the move", fixedBy: [] },
 };
 
 /** The reasons a change with these aspects may fix. */

@@ -90,8 +90,39 @@ export function deleteCommand(run: CliRun): Command {
 
 interface LifecycleOptions {
   replica?: number;
+  reboot?: boolean;
   wait?: boolean;
   waitTimeout: string;
+}
+
+interface MoveOptions {
+  from?: string;
+  to?: string;
+  reason?: string;
+}
+
+/** `persysctl move NAME/INDEX [--from n1] [--to n2] [--reason why]`. */
+export function moveCommand(run: CliRun): Command {
+  const command = new Command("move")
+    .description("move one replica off its node; the scheduler places it elsewhere, then the old copy stops")
+    .argument("<replica>", "workload id and replica index, as web/1")
+    .option("--from <node>", "only while the replica is on this node (safe to repeat)")
+    .option("--to <node>", "place it on this node only")
+    .option("--reason <text>", "why, recorded in the event and the new placement's diagnosis");
+  examples(command, ["persysctl move web/1", "persysctl move web/0 --from n1 --to n3 --reason rebalance"]);
+  return handle<MoveOptions>(run, command, async (ctx, args, o) => {
+    const match = /^([^/]+)\/(\d+)$/.exec(args[0] ?? "");
+    if (!match) throw new CliError(`replica must be NAME/INDEX (e.g. web/1), not ${JSON.stringify(args[0])}`);
+    const [, id, index] = match as unknown as [string, string, string];
+    const result = await ctx.client().workloads.move(id, Number(index), {
+      ...(o.from ? { fromNode: o.from } : {}),
+      ...(o.to ? { toNode: o.to } : {}),
+      ...(o.reason ? { reason: o.reason } : {}),
+    });
+    if (!result.moved) ctx.out(`replica ${id}/${index} unchanged (not on ${result.fromNode}, or already moving)\n`);
+    else ctx.out(`replica ${id}/${index} moving off ${result.fromNode}: ${result.diagnosis?.message ?? ""}\n`);
+    return 0;
+  });
 }
 
 /** `persysctl start|stop|restart|retry NAME`. */
@@ -115,14 +146,25 @@ export function lifecycleCommands(run: CliRun): Command[] {
     if (name === "restart" || name === "retry") {
       command.option("--replica <index>", "one replica only", parseCount("--replica"));
     }
-    examples(command, [`persysctl ${name} web`, `persysctl ${name} web api --wait`]);
+    if (name === "restart") {
+      command.option(
+        "--reboot",
+        "reboot in place instead of recreating: a VM's guest (ACPI, reset when ignored), a container (docker restart)",
+      );
+    }
+    examples(
+      command,
+      name === "restart"
+        ? ["persysctl restart web", "persysctl restart web api --wait", "persysctl restart db --reboot --replica 0"]
+        : [`persysctl ${name} web`, `persysctl ${name} web api --wait`],
+    );
     return handle<LifecycleOptions>(run, command, async (ctx, ids, o) => {
       const workloads = ctx.client().workloads;
       for (const id of ids) {
         const replica = o.replica === undefined ? {} : { replicaIndex: o.replica };
         if (name === "start") await workloads.start(id);
         else if (name === "stop") await workloads.stop(id);
-        else if (name === "restart") await workloads.restart(id, replica);
+        else if (name === "restart") await workloads.restart(id, { ...replica, ...(o.reboot ? { reboot: true } : {}) });
         else {
           const result = await workloads.retry(id, replica);
           const which = result.retriedReplicas.length
@@ -131,7 +173,9 @@ export function lifecycleCommands(run: CliRun): Command[] {
           ctx.out(`workload/${id} retried${which}\n`);
           continue;
         }
-        ctx.out(`workload/${id} ${name === "stop" ? "stopping" : name === "start" ? "starting" : "restarting"}\n`);
+        const doing =
+          name === "stop" ? "stopping" : name === "start" ? "starting" : o.reboot ? "rebooting" : "restarting";
+        ctx.out(`workload/${id} ${doing}\n`);
       }
       if (!o.wait) return 0;
       return waitForAll(ctx, ids, target, parseDuration(o.waitTimeout, "--wait-timeout"), ctx.io.stdout);

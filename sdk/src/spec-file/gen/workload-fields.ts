@@ -34,6 +34,8 @@ export const messageFields: Readonly<Record<string, MessageFields>> = {
     { json: "privileged", type: "bool" },
     { json: "hostNetwork", type: "bool" },
     { json: "stopTimeoutSeconds", type: "int32" },
+    { json: "secretFiles", type: "message", ref: "persys.api.v1.SecretFile", repeated: true },
+    { json: "devices", type: "string", repeated: true },
   ],
   "persys.api.v1.GitSource": [
     { json: "repo", type: "string" },
@@ -91,6 +93,11 @@ export const messageFields: Readonly<Record<string, MessageFields>> = {
   "persys.api.v1.RestartPolicy": [
     { json: "mode", type: "enum", ref: "persys.api.v1.RestartPolicyMode" },
     { json: "maxRetries", type: "int32" },
+  ],
+  "persys.api.v1.SecretFile": [
+    { json: "ref", type: "message", ref: "persys.api.v1.SecretKeyRef" },
+    { json: "path", type: "string" },
+    { json: "mode", type: "int32" },
   ],
   "persys.api.v1.SecretKeyRef": [
     { json: "secret", type: "string" },

@@ -16,6 +16,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { ReplicaAssignment, ReplicaReport } from "../../api/v1/agent_report.js";
+import { ReplicaSecrets } from "../../api/v1/secret_service.js";
 
 /**
  * Node agent API of Persys Compute, wire-compatible with the Go compute-agent.
@@ -162,7 +163,14 @@ export interface ApplyWorkloadRequest {
     | WorkloadSpec
     | undefined;
   /** Persys extension (Go schedulers do not send it): the full spec and the replica's identity. */
-  persys?: ReplicaAssignment | undefined;
+  persys?:
+    | ReplicaAssignment
+    | undefined;
+  /**
+   * Persys extension: the values of the secrets the replica references (only to the node that runs
+   * it; never stored, logged or reported by either side).
+   */
+  persysSecrets?: ReplicaSecrets | undefined;
 }
 
 export interface ApplyWorkloadResponse {
@@ -401,7 +409,15 @@ export interface AgentAction {
 }
 
 function createBaseApplyWorkloadRequest(): ApplyWorkloadRequest {
-  return { id: "", type: 0, revisionId: "", desiredState: 0, spec: undefined, persys: undefined };
+  return {
+    id: "",
+    type: 0,
+    revisionId: "",
+    desiredState: 0,
+    spec: undefined,
+    persys: undefined,
+    persysSecrets: undefined,
+  };
 }
 
 export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
@@ -423,6 +439,9 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
     }
     if (message.persys !== undefined) {
       ReplicaAssignment.encode(message.persys, writer.uint32(8002).fork()).join();
+    }
+    if (message.persysSecrets !== undefined) {
+      ReplicaSecrets.encode(message.persysSecrets, writer.uint32(8010).fork()).join();
     }
     return writer;
   },
@@ -488,6 +507,14 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
             message.persys = ReplicaAssignment.decode(reader, reader.uint32());
             continue;
           }
+          case 1001: {
+            if (tag !== 8010) {
+              break;
+            }
+
+            message.persysSecrets = ReplicaSecrets.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -516,6 +543,11 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
         : 0,
       spec: isSet(object.spec) ? WorkloadSpec.fromJSON(object.spec) : undefined,
       persys: isSet(object.persys) ? ReplicaAssignment.fromJSON(object.persys) : undefined,
+      persysSecrets: isSet(object.persysSecrets)
+        ? ReplicaSecrets.fromJSON(object.persysSecrets)
+        : isSet(object.persys_secrets)
+        ? ReplicaSecrets.fromJSON(object.persys_secrets)
+        : undefined,
     };
   },
 
@@ -539,6 +571,9 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
     if (message.persys !== undefined) {
       obj.persys = ReplicaAssignment.toJSON(message.persys);
     }
+    if (message.persysSecrets !== undefined) {
+      obj.persysSecrets = ReplicaSecrets.toJSON(message.persysSecrets);
+    }
     return obj;
   },
 
@@ -556,6 +591,9 @@ export const ApplyWorkloadRequest: MessageFns<ApplyWorkloadRequest> = {
       : undefined;
     message.persys = (object.persys !== undefined && object.persys !== null)
       ? ReplicaAssignment.fromPartial(object.persys)
+      : undefined;
+    message.persysSecrets = (object.persysSecrets !== undefined && object.persysSecrets !== null)
+      ? ReplicaSecrets.fromPartial(object.persysSecrets)
       : undefined;
     return message;
   },

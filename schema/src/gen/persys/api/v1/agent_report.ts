@@ -84,6 +84,13 @@ export interface ReplicaAssignment {
   nodeId: string;
   /** The workload's spec revision this replica runs. */
   revision: string;
+  /**
+   * Grows with each in-place reboot asked for (RestartWorkload with RESTART_MODE_REBOOT). When it
+   * is above 0, `revision` ends with `+b<reboot_generation>`: schedulers and Go agents see a new
+   * revision (a Go agent recreates the replica), while a Persys agent that runs the same revision
+   * before that suffix reboots the replica in place instead.
+   */
+  rebootGeneration: number;
 }
 
 function createBaseNodeDescription(): NodeDescription {
@@ -734,7 +741,7 @@ export const ReplicaReport: MessageFns<ReplicaReport> = {
 };
 
 function createBaseReplicaAssignment(): ReplicaAssignment {
-  return { workload: undefined, replicaIndex: 0, generation: 0, nodeId: "", revision: "" };
+  return { workload: undefined, replicaIndex: 0, generation: 0, nodeId: "", revision: "", rebootGeneration: 0 };
 }
 
 export const ReplicaAssignment: MessageFns<ReplicaAssignment> = {
@@ -753,6 +760,9 @@ export const ReplicaAssignment: MessageFns<ReplicaAssignment> = {
     }
     if (message.revision !== "") {
       writer.uint32(42).string(message.revision);
+    }
+    if (message.rebootGeneration !== 0) {
+      writer.uint32(48).int64(message.rebootGeneration);
     }
     return writer;
   },
@@ -810,6 +820,14 @@ export const ReplicaAssignment: MessageFns<ReplicaAssignment> = {
             message.revision = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.rebootGeneration = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -837,6 +855,11 @@ export const ReplicaAssignment: MessageFns<ReplicaAssignment> = {
         ? globalThis.String(object.node_id)
         : "",
       revision: isSet(object.revision) ? globalThis.String(object.revision) : "",
+      rebootGeneration: isSet(object.rebootGeneration)
+        ? globalThis.Number(object.rebootGeneration)
+        : isSet(object.reboot_generation)
+        ? globalThis.Number(object.reboot_generation)
+        : 0,
     };
   },
 
@@ -857,6 +880,9 @@ export const ReplicaAssignment: MessageFns<ReplicaAssignment> = {
     if (message.revision !== "") {
       obj.revision = message.revision;
     }
+    if (message.rebootGeneration !== 0) {
+      obj.rebootGeneration = Math.round(message.rebootGeneration);
+    }
     return obj;
   },
 
@@ -872,6 +898,7 @@ export const ReplicaAssignment: MessageFns<ReplicaAssignment> = {
     message.generation = object.generation ?? 0;
     message.nodeId = object.nodeId ?? "";
     message.revision = object.revision ?? "";
+    message.rebootGeneration = object.rebootGeneration ?? 0;
     return message;
   },
 };

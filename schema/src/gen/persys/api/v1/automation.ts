@@ -113,6 +113,8 @@ export enum AuditOutcome {
   AUDIT_OUTCOME_ACTED = 6,
   AUDIT_OUTCOME_REJECTED = 7,
   AUDIT_OUTCOME_FAILED = 8,
+  /** AUDIT_OUTCOME_RETRYING - One attempt of an action failed and it is tried again (webhooks: 5xx, connection errors). */
+  AUDIT_OUTCOME_RETRYING = 9,
 }
 
 export function auditOutcomeFromJSON(object: any): AuditOutcome {
@@ -144,6 +146,9 @@ export function auditOutcomeFromJSON(object: any): AuditOutcome {
     case 8:
     case "AUDIT_OUTCOME_FAILED":
       return AuditOutcome.AUDIT_OUTCOME_FAILED;
+    case 9:
+    case "AUDIT_OUTCOME_RETRYING":
+      return AuditOutcome.AUDIT_OUTCOME_RETRYING;
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum AuditOutcome");
   }
@@ -169,6 +174,8 @@ export function auditOutcomeToJSON(object: AuditOutcome): string {
       return "AUDIT_OUTCOME_REJECTED";
     case AuditOutcome.AUDIT_OUTCOME_FAILED:
       return "AUDIT_OUTCOME_FAILED";
+    case AuditOutcome.AUDIT_OUTCOME_RETRYING:
+      return "AUDIT_OUTCOME_RETRYING";
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum AuditOutcome");
   }
@@ -247,7 +254,16 @@ export interface PolicyAction {
     | { $case: "cordon"; value: NodeTarget }
     | { $case: "drain"; value: NodeTarget }
     | { $case: "webhook"; value: WebhookAction }
+    | { $case: "move"; value: MoveAction }
     | undefined;
+}
+
+export interface MoveAction {
+  /**
+   * The workload one of whose replicas moves. Empty: the workload a finding trigger names (a
+   * REBALANCE recommendation names the replica, too).
+   */
+  workloadId: string;
 }
 
 export interface ScaleAction {
@@ -268,8 +284,15 @@ export interface NodeTarget {
 }
 
 export interface WebhookAction {
-  /** Receives a POST with the audit record as JSON. */
+  /**
+   * Receives a POST of {policy, observed, time} as JSON. 5xx answers and connection errors are
+   * retried with exponential backoff and jitter; 4xx answers are not.
+   */
   url: string;
+  /** Attempts in all, 1..10; 0 means 4. */
+  maxAttempts: number;
+  /** Per-attempt timeout, 1..60 s; 0 means 10. */
+  timeoutSeconds: number;
 }
 
 export interface AuditRecord {
@@ -1086,6 +1109,9 @@ export const PolicyAction: MessageFns<PolicyAction> = {
       case "webhook":
         WebhookAction.encode(message.kind.value, writer.uint32(42).fork()).join();
         break;
+      case "move":
+        MoveAction.encode(message.kind.value, writer.uint32(50).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1143,6 +1169,14 @@ export const PolicyAction: MessageFns<PolicyAction> = {
             message.kind = { $case: "webhook", value: WebhookAction.decode(reader, reader.uint32()) };
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kind = { $case: "move", value: MoveAction.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1167,6 +1201,8 @@ export const PolicyAction: MessageFns<PolicyAction> = {
         ? { $case: "drain", value: NodeTarget.fromJSON(object.drain) }
         : isSet(object.webhook)
         ? { $case: "webhook", value: WebhookAction.fromJSON(object.webhook) }
+        : isSet(object.move)
+        ? { $case: "move", value: MoveAction.fromJSON(object.move) }
         : undefined,
     };
   },
@@ -1183,6 +1219,8 @@ export const PolicyAction: MessageFns<PolicyAction> = {
       obj.drain = NodeTarget.toJSON(message.kind.value);
     } else if (message.kind?.$case === "webhook") {
       obj.webhook = WebhookAction.toJSON(message.kind.value);
+    } else if (message.kind?.$case === "move") {
+      obj.move = MoveAction.toJSON(message.kind.value);
     }
     return obj;
   },
@@ -1223,7 +1261,86 @@ export const PolicyAction: MessageFns<PolicyAction> = {
         }
         break;
       }
+      case "move": {
+        if (object.kind?.value !== undefined && object.kind?.value !== null) {
+          message.kind = { $case: "move", value: MoveAction.fromPartial(object.kind.value) };
+        }
+        break;
+      }
     }
+    return message;
+  },
+};
+
+function createBaseMoveAction(): MoveAction {
+  return { workloadId: "" };
+}
+
+export const MoveAction: MessageFns<MoveAction> = {
+  encode(message: MoveAction, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadId !== "") {
+      writer.uint32(10).string(message.workloadId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MoveAction {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMoveAction();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MoveAction {
+    return {
+      workloadId: isSet(object.workloadId)
+        ? globalThis.String(object.workloadId)
+        : isSet(object.workload_id)
+        ? globalThis.String(object.workload_id)
+        : "",
+    };
+  },
+
+  toJSON(message: MoveAction): unknown {
+    const obj: any = {};
+    if (message.workloadId !== "") {
+      obj.workloadId = message.workloadId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<MoveAction>): MoveAction {
+    return MoveAction.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MoveAction>): MoveAction {
+    const message = createBaseMoveAction();
+    message.workloadId = object.workloadId ?? "";
     return message;
   },
 };
@@ -1504,13 +1621,19 @@ export const NodeTarget: MessageFns<NodeTarget> = {
 };
 
 function createBaseWebhookAction(): WebhookAction {
-  return { url: "" };
+  return { url: "", maxAttempts: 0, timeoutSeconds: 0 };
 }
 
 export const WebhookAction: MessageFns<WebhookAction> = {
   encode(message: WebhookAction, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.url !== "") {
       writer.uint32(10).string(message.url);
+    }
+    if (message.maxAttempts !== 0) {
+      writer.uint32(16).int32(message.maxAttempts);
+    }
+    if (message.timeoutSeconds !== 0) {
+      writer.uint32(24).int32(message.timeoutSeconds);
     }
     return writer;
   },
@@ -1536,6 +1659,22 @@ export const WebhookAction: MessageFns<WebhookAction> = {
             message.url = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxAttempts = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeoutSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1549,13 +1688,31 @@ export const WebhookAction: MessageFns<WebhookAction> = {
   },
 
   fromJSON(object: any): WebhookAction {
-    return { url: isSet(object.url) ? globalThis.String(object.url) : "" };
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      maxAttempts: isSet(object.maxAttempts)
+        ? globalThis.Number(object.maxAttempts)
+        : isSet(object.max_attempts)
+        ? globalThis.Number(object.max_attempts)
+        : 0,
+      timeoutSeconds: isSet(object.timeoutSeconds)
+        ? globalThis.Number(object.timeoutSeconds)
+        : isSet(object.timeout_seconds)
+        ? globalThis.Number(object.timeout_seconds)
+        : 0,
+    };
   },
 
   toJSON(message: WebhookAction): unknown {
     const obj: any = {};
     if (message.url !== "") {
       obj.url = message.url;
+    }
+    if (message.maxAttempts !== 0) {
+      obj.maxAttempts = Math.round(message.maxAttempts);
+    }
+    if (message.timeoutSeconds !== 0) {
+      obj.timeoutSeconds = Math.round(message.timeoutSeconds);
     }
     return obj;
   },
@@ -1566,6 +1723,8 @@ export const WebhookAction: MessageFns<WebhookAction> = {
   fromPartial(object: DeepPartial<WebhookAction>): WebhookAction {
     const message = createBaseWebhookAction();
     message.url = object.url ?? "";
+    message.maxAttempts = object.maxAttempts ?? 0;
+    message.timeoutSeconds = object.timeoutSeconds ?? 0;
     return message;
   },
 };

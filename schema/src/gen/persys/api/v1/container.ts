@@ -120,6 +120,16 @@ export interface ContainerSpec {
   hostNetwork: boolean;
   /** Grace period between SIGTERM and SIGKILL on stop. 0: the default (10 s). */
   stopTimeoutSeconds: number;
+  /**
+   * Files whose contents come from secrets, mounted read-only into the container; resolved on the
+   * node, never stored in plain text nor logged.
+   */
+  secretFiles: SecretFile[];
+  /**
+   * Host devices passed into the container, as Docker's `--device`: `/dev/host[:/dev/in-container[:rwm]]`.
+   * Refused unless cluster policy allows devices for the caller's role.
+   */
+  devices: string[];
 }
 
 export interface ContainerSpec_EnvEntry {
@@ -134,8 +144,21 @@ export interface ContainerSpec_SecretEnvEntry {
 
 /** A reference to one key of a stored secret. */
 export interface SecretKeyRef {
+  /** The secret's name. */
   secret: string;
+  /** The key within the secret. */
   key: string;
+}
+
+/** One key of a secret as a file in the container. */
+export interface SecretFile {
+  ref?:
+    | SecretKeyRef
+    | undefined;
+  /** Absolute path of the file inside the container, e.g. "/etc/app/token". */
+  path: string;
+  /** File mode, e.g. 0400 (256). 0: 0444 (read-only for every user of the container). */
+  mode: number;
 }
 
 export interface PortMapping {
@@ -198,6 +221,8 @@ function createBaseContainerSpec(): ContainerSpec {
     privileged: false,
     hostNetwork: false,
     stopTimeoutSeconds: 0,
+    secretFiles: [],
+    devices: [],
   };
 }
 
@@ -244,6 +269,12 @@ export const ContainerSpec: MessageFns<ContainerSpec> = {
     }
     if (message.stopTimeoutSeconds !== 0) {
       writer.uint32(112).int32(message.stopTimeoutSeconds);
+    }
+    for (const v of message.secretFiles) {
+      SecretFile.encode(v!, writer.uint32(122).fork()).join();
+    }
+    for (const v of message.devices) {
+      writer.uint32(130).string(v!);
     }
     return writer;
   },
@@ -379,6 +410,22 @@ export const ContainerSpec: MessageFns<ContainerSpec> = {
             message.stopTimeoutSeconds = reader.int32();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.secretFiles.push(SecretFile.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.devices.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -462,6 +509,12 @@ export const ContainerSpec: MessageFns<ContainerSpec> = {
         : isSet(object.stop_timeout_seconds)
         ? globalThis.Number(object.stop_timeout_seconds)
         : 0,
+      secretFiles: globalThis.Array.isArray(object?.secretFiles)
+        ? object.secretFiles.map((e: any) => SecretFile.fromJSON(e))
+        : globalThis.Array.isArray(object?.secret_files)
+        ? object.secret_files.map((e: any) => SecretFile.fromJSON(e))
+        : [],
+      devices: globalThis.Array.isArray(object?.devices) ? object.devices.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -521,6 +574,12 @@ export const ContainerSpec: MessageFns<ContainerSpec> = {
     if (message.stopTimeoutSeconds !== 0) {
       obj.stopTimeoutSeconds = Math.round(message.stopTimeoutSeconds);
     }
+    if (message.secretFiles?.length) {
+      obj.secretFiles = message.secretFiles.map((e) => SecretFile.toJSON(e));
+    }
+    if (message.devices?.length) {
+      obj.devices = message.devices;
+    }
     return obj;
   },
 
@@ -563,6 +622,8 @@ export const ContainerSpec: MessageFns<ContainerSpec> = {
     message.privileged = object.privileged ?? false;
     message.hostNetwork = object.hostNetwork ?? false;
     message.stopTimeoutSeconds = object.stopTimeoutSeconds ?? 0;
+    message.secretFiles = object.secretFiles?.map((e) => SecretFile.fromPartial(e)) || [];
+    message.devices = object.devices?.map((e) => e) || [];
     return message;
   },
 };
@@ -820,6 +881,107 @@ export const SecretKeyRef: MessageFns<SecretKeyRef> = {
     const message = createBaseSecretKeyRef();
     message.secret = object.secret ?? "";
     message.key = object.key ?? "";
+    return message;
+  },
+};
+
+function createBaseSecretFile(): SecretFile {
+  return { ref: undefined, path: "", mode: 0 };
+}
+
+export const SecretFile: MessageFns<SecretFile> = {
+  encode(message: SecretFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ref !== undefined) {
+      SecretKeyRef.encode(message.ref, writer.uint32(10).fork()).join();
+    }
+    if (message.path !== "") {
+      writer.uint32(18).string(message.path);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SecretFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSecretFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ref = SecretKeyRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SecretFile {
+    return {
+      ref: isSet(object.ref) ? SecretKeyRef.fromJSON(object.ref) : undefined,
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      mode: isSet(object.mode) ? globalThis.Number(object.mode) : 0,
+    };
+  },
+
+  toJSON(message: SecretFile): unknown {
+    const obj: any = {};
+    if (message.ref !== undefined) {
+      obj.ref = SecretKeyRef.toJSON(message.ref);
+    }
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.mode !== 0) {
+      obj.mode = Math.round(message.mode);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SecretFile>): SecretFile {
+    return SecretFile.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SecretFile>): SecretFile {
+    const message = createBaseSecretFile();
+    message.ref = (object.ref !== undefined && object.ref !== null) ? SecretKeyRef.fromPartial(object.ref) : undefined;
+    message.path = object.path ?? "";
+    message.mode = object.mode ?? 0;
     return message;
   },
 };

@@ -46,6 +46,8 @@ export enum ErrorCode {
   DEADLINE_EXCEEDED = 25,
   CANCELLED = 26,
   INTERNAL = 27,
+  SECRET_NOT_FOUND = 28,
+  SECRET_IN_USE = 29,
 }
 
 export function errorCodeFromJSON(object: any): ErrorCode {
@@ -134,6 +136,12 @@ export function errorCodeFromJSON(object: any): ErrorCode {
     case 27:
     case "INTERNAL":
       return ErrorCode.INTERNAL;
+    case 28:
+    case "SECRET_NOT_FOUND":
+      return ErrorCode.SECRET_NOT_FOUND;
+    case 29:
+    case "SECRET_IN_USE":
+      return ErrorCode.SECRET_IN_USE;
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum ErrorCode");
   }
@@ -197,6 +205,10 @@ export function errorCodeToJSON(object: ErrorCode): string {
       return "CANCELLED";
     case ErrorCode.INTERNAL:
       return "INTERNAL";
+    case ErrorCode.SECRET_NOT_FOUND:
+      return "SECRET_NOT_FOUND";
+    case ErrorCode.SECRET_IN_USE:
+      return "SECRET_IN_USE";
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum ErrorCode");
   }

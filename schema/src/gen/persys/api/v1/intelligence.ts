@@ -339,6 +339,12 @@ export interface Recommendation {
   /** What doing it changes, e.g. "frees 704 MiB of reservations on 2 nodes". */
   expectedEffect: string;
   evidence: Evidence[];
+  /** REBALANCE: the replica of workload_id to move off node_id. */
+  replicaIndex?:
+    | number
+    | undefined;
+  /** REBALANCE: the node it would fit best on now. */
+  targetNodeId: string;
 }
 
 export interface ListRecommendationsRequest {
@@ -1754,7 +1760,18 @@ export const GetForecastResponse: MessageFns<GetForecastResponse> = {
 };
 
 function createBaseRecommendation(): Recommendation {
-  return { kind: 0, id: "", workloadId: "", nodeId: "", summary: "", action: "", expectedEffect: "", evidence: [] };
+  return {
+    kind: 0,
+    id: "",
+    workloadId: "",
+    nodeId: "",
+    summary: "",
+    action: "",
+    expectedEffect: "",
+    evidence: [],
+    replicaIndex: undefined,
+    targetNodeId: "",
+  };
 }
 
 export const Recommendation: MessageFns<Recommendation> = {
@@ -1782,6 +1799,12 @@ export const Recommendation: MessageFns<Recommendation> = {
     }
     for (const v of message.evidence) {
       Evidence.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.replicaIndex !== undefined) {
+      writer.uint32(72).int32(message.replicaIndex);
+    }
+    if (message.targetNodeId !== "") {
+      writer.uint32(82).string(message.targetNodeId);
     }
     return writer;
   },
@@ -1863,6 +1886,22 @@ export const Recommendation: MessageFns<Recommendation> = {
             message.evidence.push(Evidence.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.replicaIndex = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.targetNodeId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1899,6 +1938,16 @@ export const Recommendation: MessageFns<Recommendation> = {
       evidence: globalThis.Array.isArray(object?.evidence)
         ? object.evidence.map((e: any) => Evidence.fromJSON(e))
         : [],
+      replicaIndex: isSet(object.replicaIndex)
+        ? globalThis.Number(object.replicaIndex)
+        : isSet(object.replica_index)
+        ? globalThis.Number(object.replica_index)
+        : undefined,
+      targetNodeId: isSet(object.targetNodeId)
+        ? globalThis.String(object.targetNodeId)
+        : isSet(object.target_node_id)
+        ? globalThis.String(object.target_node_id)
+        : "",
     };
   },
 
@@ -1928,6 +1977,12 @@ export const Recommendation: MessageFns<Recommendation> = {
     if (message.evidence?.length) {
       obj.evidence = message.evidence.map((e) => Evidence.toJSON(e));
     }
+    if (message.replicaIndex !== undefined) {
+      obj.replicaIndex = Math.round(message.replicaIndex);
+    }
+    if (message.targetNodeId !== "") {
+      obj.targetNodeId = message.targetNodeId;
+    }
     return obj;
   },
 
@@ -1944,6 +1999,8 @@ export const Recommendation: MessageFns<Recommendation> = {
     message.action = object.action ?? "";
     message.expectedEffect = object.expectedEffect ?? "";
     message.evidence = object.evidence?.map((e) => Evidence.fromPartial(e)) || [];
+    message.replicaIndex = object.replicaIndex ?? undefined;
+    message.targetNodeId = object.targetNodeId ?? "";
     return message;
   },
 };

@@ -70,6 +70,52 @@ export function workloadViewToJSON(object: WorkloadView): string {
   }
 }
 
+/** How RestartWorkload restarts a replica. */
+export enum RestartMode {
+  RESTART_MODE_UNSPECIFIED = 0,
+  /**
+   * RESTART_MODE_RECREATE - Stop and remove the runtime object, then create it again at the same revision (a VM keeps its
+   * disks; its domain is defined again and a fresh QEMU started).
+   */
+  RESTART_MODE_RECREATE = 1,
+  /**
+   * RESTART_MODE_REBOOT - Restart what runs inside, keeping the runtime object: a VM's guest is rebooted through ACPI in
+   * the same QEMU process (reset when it ignores the request), a container is restarted
+   * (`docker restart`). Agents that cannot reboot a kind recreate it instead. The workload must be
+   * desired running (CONFLICT otherwise).
+   */
+  RESTART_MODE_REBOOT = 2,
+}
+
+export function restartModeFromJSON(object: any): RestartMode {
+  switch (object) {
+    case 0:
+    case "RESTART_MODE_UNSPECIFIED":
+      return RestartMode.RESTART_MODE_UNSPECIFIED;
+    case 1:
+    case "RESTART_MODE_RECREATE":
+      return RestartMode.RESTART_MODE_RECREATE;
+    case 2:
+    case "RESTART_MODE_REBOOT":
+      return RestartMode.RESTART_MODE_REBOOT;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum RestartMode");
+  }
+}
+
+export function restartModeToJSON(object: RestartMode): string {
+  switch (object) {
+    case RestartMode.RESTART_MODE_UNSPECIFIED:
+      return "RESTART_MODE_UNSPECIFIED";
+    case RestartMode.RESTART_MODE_RECREATE:
+      return "RESTART_MODE_RECREATE";
+    case RestartMode.RESTART_MODE_REBOOT:
+      return "RESTART_MODE_REBOOT";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum RestartMode");
+  }
+}
+
 export enum LogStream {
   LOG_STREAM_UNSPECIFIED = 0,
   LOG_STREAM_STDOUT = 1,
@@ -298,7 +344,11 @@ export interface StopWorkloadResponse {
 export interface RestartWorkloadRequest {
   workloadId: string;
   /** One replica only. Unset: every replica. */
-  replicaIndex?: number | undefined;
+  replicaIndex?:
+    | number
+    | undefined;
+  /** Unspecified: RESTART_MODE_RECREATE. */
+  mode: RestartMode;
 }
 
 export interface RestartWorkloadResponse {
@@ -317,6 +367,32 @@ export interface RetryWorkloadResponse {
     | undefined;
   /** Replicas whose backoff was cleared. */
   retriedReplicas: number[];
+}
+
+export interface MoveReplicaRequest {
+  workloadId: string;
+  replicaIndex: number;
+  /** Move only while the replica is on this node (makes retries idempotent). Empty: its current node. */
+  fromNode: string;
+  /** Place it on this node only (it must pass every filter). Empty: wherever the scheduler chooses. */
+  toNode: string;
+  /** Why, for the event and the new placement's diagnosis, e.g. "rebalance". Empty: "requested". */
+  reason: string;
+}
+
+export interface MoveReplicaResponse {
+  workload?:
+    | Workload
+    | undefined;
+  /**
+   * False when nothing changed: the same move is already under way, or the replica is no longer on
+   * from_node.
+   */
+  moved: boolean;
+  /** The node the replica leaves (or left). */
+  fromNode: string;
+  /** Where the scheduler would place it now (a preview; the leader decides when it moves it). */
+  diagnosis?: PlacementDiagnosis | undefined;
 }
 
 export interface StreamWorkloadLogsRequest {
@@ -1518,7 +1594,7 @@ export const StopWorkloadResponse: MessageFns<StopWorkloadResponse> = {
 };
 
 function createBaseRestartWorkloadRequest(): RestartWorkloadRequest {
-  return { workloadId: "", replicaIndex: undefined };
+  return { workloadId: "", replicaIndex: undefined, mode: 0 };
 }
 
 export const RestartWorkloadRequest: MessageFns<RestartWorkloadRequest> = {
@@ -1528,6 +1604,9 @@ export const RestartWorkloadRequest: MessageFns<RestartWorkloadRequest> = {
     }
     if (message.replicaIndex !== undefined) {
       writer.uint32(16).int32(message.replicaIndex);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
     }
     return writer;
   },
@@ -1561,6 +1640,14 @@ export const RestartWorkloadRequest: MessageFns<RestartWorkloadRequest> = {
             message.replicaIndex = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1585,6 +1672,7 @@ export const RestartWorkloadRequest: MessageFns<RestartWorkloadRequest> = {
         : isSet(object.replica_index)
         ? globalThis.Number(object.replica_index)
         : undefined,
+      mode: isSet(object.mode) ? restartModeFromJSON(object.mode) : 0,
     };
   },
 
@@ -1596,6 +1684,9 @@ export const RestartWorkloadRequest: MessageFns<RestartWorkloadRequest> = {
     if (message.replicaIndex !== undefined) {
       obj.replicaIndex = Math.round(message.replicaIndex);
     }
+    if (message.mode !== 0) {
+      obj.mode = restartModeToJSON(message.mode);
+    }
     return obj;
   },
 
@@ -1606,6 +1697,7 @@ export const RestartWorkloadRequest: MessageFns<RestartWorkloadRequest> = {
     const message = createBaseRestartWorkloadRequest();
     message.workloadId = object.workloadId ?? "";
     message.replicaIndex = object.replicaIndex ?? undefined;
+    message.mode = object.mode ?? 0;
     return message;
   },
 };
@@ -1873,6 +1965,280 @@ export const RetryWorkloadResponse: MessageFns<RetryWorkloadResponse> = {
       ? Workload.fromPartial(object.workload)
       : undefined;
     message.retriedReplicas = object.retriedReplicas?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseMoveReplicaRequest(): MoveReplicaRequest {
+  return { workloadId: "", replicaIndex: 0, fromNode: "", toNode: "", reason: "" };
+}
+
+export const MoveReplicaRequest: MessageFns<MoveReplicaRequest> = {
+  encode(message: MoveReplicaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workloadId !== "") {
+      writer.uint32(10).string(message.workloadId);
+    }
+    if (message.replicaIndex !== 0) {
+      writer.uint32(16).int32(message.replicaIndex);
+    }
+    if (message.fromNode !== "") {
+      writer.uint32(26).string(message.fromNode);
+    }
+    if (message.toNode !== "") {
+      writer.uint32(34).string(message.toNode);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MoveReplicaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMoveReplicaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloadId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replicaIndex = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fromNode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.toNode = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MoveReplicaRequest {
+    return {
+      workloadId: isSet(object.workloadId)
+        ? globalThis.String(object.workloadId)
+        : isSet(object.workload_id)
+        ? globalThis.String(object.workload_id)
+        : "",
+      replicaIndex: isSet(object.replicaIndex)
+        ? globalThis.Number(object.replicaIndex)
+        : isSet(object.replica_index)
+        ? globalThis.Number(object.replica_index)
+        : 0,
+      fromNode: isSet(object.fromNode)
+        ? globalThis.String(object.fromNode)
+        : isSet(object.from_node)
+        ? globalThis.String(object.from_node)
+        : "",
+      toNode: isSet(object.toNode)
+        ? globalThis.String(object.toNode)
+        : isSet(object.to_node)
+        ? globalThis.String(object.to_node)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: MoveReplicaRequest): unknown {
+    const obj: any = {};
+    if (message.workloadId !== "") {
+      obj.workloadId = message.workloadId;
+    }
+    if (message.replicaIndex !== 0) {
+      obj.replicaIndex = Math.round(message.replicaIndex);
+    }
+    if (message.fromNode !== "") {
+      obj.fromNode = message.fromNode;
+    }
+    if (message.toNode !== "") {
+      obj.toNode = message.toNode;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<MoveReplicaRequest>): MoveReplicaRequest {
+    return MoveReplicaRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MoveReplicaRequest>): MoveReplicaRequest {
+    const message = createBaseMoveReplicaRequest();
+    message.workloadId = object.workloadId ?? "";
+    message.replicaIndex = object.replicaIndex ?? 0;
+    message.fromNode = object.fromNode ?? "";
+    message.toNode = object.toNode ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseMoveReplicaResponse(): MoveReplicaResponse {
+  return { workload: undefined, moved: false, fromNode: "", diagnosis: undefined };
+}
+
+export const MoveReplicaResponse: MessageFns<MoveReplicaResponse> = {
+  encode(message: MoveReplicaResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workload !== undefined) {
+      Workload.encode(message.workload, writer.uint32(10).fork()).join();
+    }
+    if (message.moved !== false) {
+      writer.uint32(16).bool(message.moved);
+    }
+    if (message.fromNode !== "") {
+      writer.uint32(26).string(message.fromNode);
+    }
+    if (message.diagnosis !== undefined) {
+      PlacementDiagnosis.encode(message.diagnosis, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MoveReplicaResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMoveReplicaResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workload = Workload.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.moved = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fromNode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.diagnosis = PlacementDiagnosis.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MoveReplicaResponse {
+    return {
+      workload: isSet(object.workload) ? Workload.fromJSON(object.workload) : undefined,
+      moved: isSet(object.moved) ? globalThis.Boolean(object.moved) : false,
+      fromNode: isSet(object.fromNode)
+        ? globalThis.String(object.fromNode)
+        : isSet(object.from_node)
+        ? globalThis.String(object.from_node)
+        : "",
+      diagnosis: isSet(object.diagnosis) ? PlacementDiagnosis.fromJSON(object.diagnosis) : undefined,
+    };
+  },
+
+  toJSON(message: MoveReplicaResponse): unknown {
+    const obj: any = {};
+    if (message.workload !== undefined) {
+      obj.workload = Workload.toJSON(message.workload);
+    }
+    if (message.moved !== false) {
+      obj.moved = message.moved;
+    }
+    if (message.fromNode !== "") {
+      obj.fromNode = message.fromNode;
+    }
+    if (message.diagnosis !== undefined) {
+      obj.diagnosis = PlacementDiagnosis.toJSON(message.diagnosis);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<MoveReplicaResponse>): MoveReplicaResponse {
+    return MoveReplicaResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<MoveReplicaResponse>): MoveReplicaResponse {
+    const message = createBaseMoveReplicaResponse();
+    message.workload = (object.workload !== undefined && object.workload !== null)
+      ? Workload.fromPartial(object.workload)
+      : undefined;
+    message.moved = object.moved ?? false;
+    message.fromNode = object.fromNode ?? "";
+    message.diagnosis = (object.diagnosis !== undefined && object.diagnosis !== null)
+      ? PlacementDiagnosis.fromPartial(object.diagnosis)
+      : undefined;
     return message;
   },
 };
@@ -3188,7 +3554,10 @@ export const WorkloadServiceService = {
       Buffer.from(StopWorkloadResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StopWorkloadResponse => StopWorkloadResponse.decode(value),
   },
-  /** Restarts replicas in place, honouring the update strategy. */
+  /**
+   * Restarts replicas in place, honouring the update strategy: recreates their runtime objects
+   * (RESTART_MODE_RECREATE, the default) or reboots them where they run (RESTART_MODE_REBOOT).
+   */
   restartWorkload: {
     path: "/persys.api.v1.WorkloadService/RestartWorkload" as const,
     requestStream: false as const,
@@ -3210,6 +3579,23 @@ export const WorkloadServiceService = {
     responseSerialize: (value: RetryWorkloadResponse): Buffer =>
       Buffer.from(RetryWorkloadResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RetryWorkloadResponse => RetryWorkloadResponse.decode(value),
+  },
+  /**
+   * Moves one replica off its node (an eviction, as `kubectl drain` does to one pod): the leader
+   * places it again through the normal placement path, never on the node it leaves, assigns it
+   * there and only then stops the old copy. The new placement's diagnosis says it was moved, from
+   * where and why. Idempotent: a move already under way, or a `from_node` the replica has left,
+   * changes nothing (moved = false). UNSCHEDULABLE when no other node could take it now (the
+   * replica stays where it is); NOT_FOUND for an unknown workload or `to_node`.
+   */
+  moveReplica: {
+    path: "/persys.api.v1.WorkloadService/MoveReplica" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MoveReplicaRequest): Buffer => Buffer.from(MoveReplicaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MoveReplicaRequest => MoveReplicaRequest.decode(value),
+    responseSerialize: (value: MoveReplicaResponse): Buffer => Buffer.from(MoveReplicaResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MoveReplicaResponse => MoveReplicaResponse.decode(value),
   },
   /** Streams replica logs (container/compose output, VM serial console). */
   streamWorkloadLogs: {
@@ -3280,10 +3666,22 @@ export interface WorkloadServiceServer extends UntypedServiceImplementation {
   startWorkload: handleUnaryCall<StartWorkloadRequest, StartWorkloadResponse>;
   /** Sets the desired state to STOPPED; replicas keep their nodes. No-op when already stopped. */
   stopWorkload: handleUnaryCall<StopWorkloadRequest, StopWorkloadResponse>;
-  /** Restarts replicas in place, honouring the update strategy. */
+  /**
+   * Restarts replicas in place, honouring the update strategy: recreates their runtime objects
+   * (RESTART_MODE_RECREATE, the default) or reboots them where they run (RESTART_MODE_REBOOT).
+   */
   restartWorkload: handleUnaryCall<RestartWorkloadRequest, RestartWorkloadResponse>;
   /** Clears the retry backoff of failed or pending replicas so they are retried now. */
   retryWorkload: handleUnaryCall<RetryWorkloadRequest, RetryWorkloadResponse>;
+  /**
+   * Moves one replica off its node (an eviction, as `kubectl drain` does to one pod): the leader
+   * places it again through the normal placement path, never on the node it leaves, assigns it
+   * there and only then stops the old copy. The new placement's diagnosis says it was moved, from
+   * where and why. Idempotent: a move already under way, or a `from_node` the replica has left,
+   * changes nothing (moved = false). UNSCHEDULABLE when no other node could take it now (the
+   * replica stays where it is); NOT_FOUND for an unknown workload or `to_node`.
+   */
+  moveReplica: handleUnaryCall<MoveReplicaRequest, MoveReplicaResponse>;
   /** Streams replica logs (container/compose output, VM serial console). */
   streamWorkloadLogs: handleServerStreamingCall<StreamWorkloadLogsRequest, StreamWorkloadLogsResponse>;
   /** The latest placement decision of every replica. */
@@ -3398,7 +3796,10 @@ export interface WorkloadServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StopWorkloadResponse) => void,
   ): ClientUnaryCall;
-  /** Restarts replicas in place, honouring the update strategy. */
+  /**
+   * Restarts replicas in place, honouring the update strategy: recreates their runtime objects
+   * (RESTART_MODE_RECREATE, the default) or reboots them where they run (RESTART_MODE_REBOOT).
+   */
   restartWorkload(
     request: RestartWorkloadRequest,
     callback: (error: ServiceError | null, response: RestartWorkloadResponse) => void,
@@ -3429,6 +3830,29 @@ export interface WorkloadServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RetryWorkloadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Moves one replica off its node (an eviction, as `kubectl drain` does to one pod): the leader
+   * places it again through the normal placement path, never on the node it leaves, assigns it
+   * there and only then stops the old copy. The new placement's diagnosis says it was moved, from
+   * where and why. Idempotent: a move already under way, or a `from_node` the replica has left,
+   * changes nothing (moved = false). UNSCHEDULABLE when no other node could take it now (the
+   * replica stays where it is); NOT_FOUND for an unknown workload or `to_node`.
+   */
+  moveReplica(
+    request: MoveReplicaRequest,
+    callback: (error: ServiceError | null, response: MoveReplicaResponse) => void,
+  ): ClientUnaryCall;
+  moveReplica(
+    request: MoveReplicaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MoveReplicaResponse) => void,
+  ): ClientUnaryCall;
+  moveReplica(
+    request: MoveReplicaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MoveReplicaResponse) => void,
   ): ClientUnaryCall;
   /** Streams replica logs (container/compose output, VM serial console). */
   streamWorkloadLogs(
