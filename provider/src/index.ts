@@ -16,7 +16,7 @@
  */
 export { CONFIG_KEYS, clientOptionsOf, type ProviderConfig, SECRET_CONFIG_KEYS } from "./config/provider-config.js";
 export { GET_NODES, GET_PLAN } from "./functions/provider-functions.js";
-export { autoName, PersysProvider, PROVIDER_VERSION, packageSchema } from "./persys-provider.js";
+export { autoName, PersysProvider, PROVIDER_VERSION, packageSchema, secretPropertiesOf } from "./persys-provider.js";
 export {
   PERSYS_PACKAGE,
   type PluginLauncherOptions,
@@ -34,9 +34,19 @@ export { type ProviderPlugin, serveProviderPlugin } from "./plugin/serve.js";
 export {
   COMPOSE_STACK_TYPE,
   CONTAINER_TYPE,
+  SECRET_TYPE,
   VIRTUAL_MACHINE_TYPE,
   type WorkloadKindName,
 } from "./resources/resource-types.js";
+export {
+  checkSecretInputs,
+  diffSecretInputs,
+  NOT_READABLE,
+  SECRET_INPUTS,
+  SECRET_OUTPUT_ONLY,
+  SECRET_PROPERTIES,
+  SecretLifecycle,
+} from "./resources/secret-resource.js";
 export { diffInputs, type InputsDiff, immutableInputs, type PropertyChange } from "./resources/workload-diff.js";
 export { canonicalInputs, type Inputs, inputPathOf, inputsOf, toWorkload } from "./resources/workload-inputs.js";
 export { DEFAULT_OPERATION_TIMEOUT_MS, diagnosisOf, WorkloadLifecycle } from "./resources/workload-lifecycle.js";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CONFIG_KEYS, clientOptionsOf, SECRET_CONFIG_KEYS } from "./config/provider-config.js";
-import { autoName, PersysProvider, PROVIDER_VERSION, packageSchema } from "./persys-provider.js";
-import { resourceKinds } from "./resources/resource-types.js";
+import { autoName, PersysProvider, PROVIDER_VERSION, packageSchema, secretPropertiesOf } from "./persys-provider.js";
+import { resourceKinds, SECRET_TYPE } from "./resources/resource-types.js";
+import { SECRET_INPUTS, SECRET_OUTPUT_ONLY, SECRET_PROPERTIES } from "./resources/secret-resource.js";
 import { OUTPUT_ONLY } from "./resources/workload-outputs.js";
 
 const schema = JSON.parse(packageSchema());
@@ -9,13 +10,20 @@ const schema = JSON.parse(packageSchema());
 describe("the provider and its package schema", () => {
   it("serves the schema's resources at the schema's version", () => {
     expect(schema.version).toBe(PROVIDER_VERSION);
-    expect(Object.keys(resourceKinds).sort()).toEqual(Object.keys(schema.resources).sort());
+    expect([...Object.keys(resourceKinds), SECRET_TYPE].sort()).toEqual(Object.keys(schema.resources).sort());
   });
 
-  it("every output-only property is in each resource's schema properties", () => {
-    for (const resource of Object.values(schema.resources) as { properties: object }[]) {
-      for (const key of OUTPUT_ONLY) expect(resource.properties).toHaveProperty([key]);
+  it("every output-only property is in each workload resource's schema properties", () => {
+    for (const type of Object.keys(resourceKinds)) {
+      for (const key of OUTPUT_ONLY) expect(schema.resources[type].properties).toHaveProperty([key]);
     }
+  });
+
+  it("a Secret's inputs, outputs and secret properties are the schema's", () => {
+    const secret = schema.resources[SECRET_TYPE];
+    expect(Object.keys(secret.inputProperties).sort()).toEqual([...SECRET_INPUTS].sort());
+    expect(Object.keys(secret.properties).sort()).toEqual([...SECRET_INPUTS, ...SECRET_OUTPUT_ONLY].sort());
+    expect(secretPropertiesOf(packageSchema())).toEqual({ [SECRET_TYPE]: [...SECRET_PROPERTIES] });
   });
 
   it("reads the schema's config keys; secrets as the schema marks them", () => {

@@ -14,6 +14,8 @@
  * - create/update in a preview: no call that writes; the workload is planned (`getPlan`) and the
  *   planned placement is shown in the preview and the outputs.
  * - create/update/delete honour the resource's custom timeouts (default 5 minutes).
+ * - `persys:index:Secret` goes to `resources/secret-resource.ts`; properties the schema marks
+ *   `"secret": true` (a Secret's `data`) are secret in every response.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -23,7 +25,8 @@ import { clientOptionsOf, type ProviderConfig, providerConfigOf } from "./config
 import { invokeFunction } from "./functions/provider-functions.js";
 import { containsUnknown, type Props } from "./plugin/property-values.js";
 import type { CheckFailure, OperationOptions, ResourceHandler } from "./plugin/provider-server.js";
-import { kindOfUrn, nameOfUrn, type WorkloadKindName } from "./resources/resource-types.js";
+import { kindOfUrn, nameOfUrn, SECRET_TYPE, typeOfUrn, type WorkloadKindName } from "./resources/resource-types.js";
+import { checkSecretInputs, diffSecretInputs, SecretLifecycle, secretInputPart } from "./resources/secret-resource.js";
 import { diffInputs, type InputsDiff } from "./resources/workload-diff.js";
 import { canonicalInputs, type Inputs, inputPathOf, toWorkload } from "./resources/workload-inputs.js";
 import { DEFAULT_OPERATION_TIMEOUT_MS, WorkloadLifecycle } from "./resources/workload-lifecycle.js";
@@ -57,6 +60,23 @@ function inputPart(props: Props): Inputs {
   return inputs;
 }
 
+/** Per resource type, the top-level properties the schema marks `"secret": true`. */
+export function secretPropertiesOf(schema: string): Record<string, string[]> {
+  const resources = (JSON.parse(schema).resources ?? {}) as Record<
+    string,
+    { properties?: object; inputProperties?: object }
+  >;
+  const out: Record<string, string[]> = {};
+  for (const [type, resource] of Object.entries(resources)) {
+    const props = { ...resource.inputProperties, ...resource.properties } as Record<string, { secret?: boolean }>;
+    const secret = Object.keys(props).filter((key) => props[key]?.secret === true);
+    if (secret.length > 0) out[type] = secret.sort();
+  }
+  return out;
+}
+
+const isSecretUrn = (urn: string) => typeOfUrn(urn) === SECRET_TYPE;
+
 /** Check failures for an SDK validation error; other errors are rethrown. */
 function failuresOf(error: unknown): CheckFailure[] {
   if (error instanceof PersysError && error.details.length > 0) {
@@ -68,6 +88,7 @@ function failuresOf(error: unknown): CheckFailure[] {
 export class PersysProvider implements ResourceHandler {
   readonly version = PROVIDER_VERSION;
   readonly schema = packageSchema();
+  private readonly secretProps = secretPropertiesOf(this.schema);
   private config: ProviderConfig = {};
   private client: PersysClient | undefined;
 
@@ -90,13 +111,22 @@ export class PersysProvider implements ResourceHandler {
     return new WorkloadLifecycle(this.sdk());
   }
 
+  private secrets(): SecretLifecycle {
+    return new SecretLifecycle(this.sdk());
+  }
+
+  secretProperties(urn: string): readonly string[] {
+    return this.secretProps[typeOfUrn(urn)] ?? [];
+  }
+
   async check(urn: string, olds: Props, news: Props, seed: Uint8Array) {
-    const kind = kindOfUrn(urn);
     const named = {
       ...news,
       name: news.name ?? olds.name ?? autoName(nameOfUrn(urn), seed),
     };
     if (containsUnknown(named)) return { inputs: named, failures: [] };
+    if (isSecretUrn(urn)) return checkSecretInputs(named);
+    const kind = kindOfUrn(urn);
     try {
       return { inputs: canonicalInputs(kind, named), failures: [] };
     } catch (error) {
@@ -105,6 +135,7 @@ export class PersysProvider implements ResourceHandler {
   }
 
   async diff(urn: string, _id: string, olds: Props, news: Props): Promise<InputsDiff> {
+    if (isSecretUrn(urn)) return diffSecretInputs(secretInputPart(olds), news);
     const kind = kindOfUrn(urn);
     const canonical = (inputs: Inputs) => {
       if (containsUnknown(inputs)) return inputs;
@@ -118,6 +149,9 @@ export class PersysProvider implements ResourceHandler {
   }
 
   async create(urn: string, news: Props, options: OperationOptions) {
+    if (isSecretUrn(urn)) {
+      return options.preview ? { id: "", outs: this.secrets().preview(news) } : this.secrets().create(news);
+    }
     const kind = kindOfUrn(urn);
     if (options.preview) {
       return { id: "", outs: await this.preview(kind, news, options) };
@@ -126,17 +160,20 @@ export class PersysProvider implements ResourceHandler {
     return this.lifecycle().create(kind, news, timeout);
   }
 
-  async read(urn: string, id: string, _props: Props) {
+  async read(urn: string, id: string, props: Props) {
+    if (isSecretUrn(urn)) return this.secrets().read(id, props);
     return this.lifecycle().read(kindOfUrn(urn), id);
   }
 
   async update(urn: string, _id: string, _olds: Props, news: Props, options: OperationOptions) {
+    if (isSecretUrn(urn)) return options.preview ? this.secrets().preview(news) : this.secrets().update(news);
     const kind = kindOfUrn(urn);
     if (options.preview) return this.preview(kind, news, options);
     return this.lifecycle().update(kind, news, options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS);
   }
 
-  async delete(_urn: string, id: string, _props: Props, options: OperationOptions) {
+  async delete(urn: string, id: string, _props: Props, options: OperationOptions) {
+    if (isSecretUrn(urn)) return this.secrets().delete(id);
     await this.lifecycle().delete(id, options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS);
   }
 

@@ -12,6 +12,7 @@
  *   env: { LOG_LEVEL: "info" },
  * });
  * export const nodes = web.placements.apply((ps) => ps.map((p) => p.node));
+ * const db = new persys.Secret("db", { data: { password: config.requireSecret("dbPassword") } });
  * export const plan = persys.getPlan({ kind: "vm", spec: { vcpus: 2, memoryMiB: 2048, imageName: "debian-12" } });
  * ```
  *
@@ -28,6 +29,7 @@ export {
   getPlan,
 } from "./functions.js";
 export { PROVIDER_INPUTS, Provider, type ProviderArgs } from "./provider.js";
+export { SECRET_INPUTS, SECRET_OUTPUTS, Secret, type SecretArgs } from "./secret.js";
 export type * from "./types.js";
 export { VIRTUAL_MACHINE_INPUTS, VirtualMachine, type VirtualMachineArgs } from "./virtual-machine.js";
 export { WORKLOAD_INPUTS, WORKLOAD_OUTPUTS, type WorkloadArgs, type WorkloadOutputs } from "./workload-args.js";

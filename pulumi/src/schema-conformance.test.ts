@@ -14,6 +14,9 @@ import {
   ComposeStack,
   Container,
   PROVIDER_INPUTS,
+  SECRET_INPUTS,
+  SECRET_OUTPUTS,
+  Secret,
   VIRTUAL_MACHINE_INPUTS,
   VirtualMachine,
   WORKLOAD_OUTPUTS,
@@ -27,9 +30,10 @@ interface SchemaResource {
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, "../../schema/pulumi/schema.json"), "utf8"));
 
 const resources = [
-  ["persys:index:Container", Container, CONTAINER_INPUTS],
-  ["persys:index:ComposeStack", ComposeStack, COMPOSE_STACK_INPUTS],
-  ["persys:index:VirtualMachine", VirtualMachine, VIRTUAL_MACHINE_INPUTS],
+  ["persys:index:Container", Container, CONTAINER_INPUTS, WORKLOAD_OUTPUTS],
+  ["persys:index:ComposeStack", ComposeStack, COMPOSE_STACK_INPUTS, WORKLOAD_OUTPUTS],
+  ["persys:index:VirtualMachine", VirtualMachine, VIRTUAL_MACHINE_INPUTS, WORKLOAD_OUTPUTS],
+  ["persys:index:Secret", Secret, SECRET_INPUTS, SECRET_OUTPUTS],
 ] as const;
 
 describe("@persys/pulumi matches schema/pulumi/schema.json", () => {
@@ -37,11 +41,11 @@ describe("@persys/pulumi matches schema/pulumi/schema.json", () => {
     expect(resources.map(([token]) => token).sort()).toEqual(Object.keys(schema.resources).sort());
   });
 
-  it.each(resources)("%s: type token, input names and output names", (token, cls, inputs) => {
+  it.each(resources)("%s: type token, input names and output names", (token, cls, inputs, outputs) => {
     const resource = schema.resources[token] as SchemaResource;
     expect((cls as unknown as { __pulumiType: string }).__pulumiType).toBe(token);
     expect([...inputs].sort()).toEqual(Object.keys(resource.inputProperties).sort());
-    expect([...inputs, ...WORKLOAD_OUTPUTS].sort()).toEqual(Object.keys(resource.properties).sort());
+    expect([...inputs, ...outputs].sort()).toEqual(Object.keys(resource.properties).sort());
   });
 
   it("required inputs are the ones the Args types require", () => {
@@ -49,9 +53,11 @@ describe("@persys/pulumi matches schema/pulumi/schema.json", () => {
     const container: ConstructorParameters<typeof Container>[1] = { image: "x" };
     const vm: ConstructorParameters<typeof VirtualMachine>[1] = { vcpus: 1, memoryMiB: 512 };
     const compose: ConstructorParameters<typeof ComposeStack>[1] = {};
+    const secret: ConstructorParameters<typeof Secret>[1] = { data: {} };
     expect(Object.keys(container!)).toEqual(schema.resources["persys:index:Container"].requiredInputs);
     expect(Object.keys(vm!)).toEqual(schema.resources["persys:index:VirtualMachine"].requiredInputs);
     expect(Object.keys(compose!)).toEqual(schema.resources["persys:index:ComposeStack"].requiredInputs);
+    expect(Object.keys(secret!)).toEqual(schema.resources["persys:index:Secret"].requiredInputs);
   });
 
   it("the provider's settings are the schema's config, clientKey and token secret", () => {
@@ -61,6 +67,12 @@ describe("@persys/pulumi matches schema/pulumi/schema.json", () => {
       .filter(([, v]) => v.secret)
       .map(([k]) => k);
     expect(secret.sort()).toEqual(["clientKey", "token"]);
+  });
+
+  it("a Secret's data is secret in inputs and outputs", () => {
+    const secret = schema.resources["persys:index:Secret"];
+    expect(secret.inputProperties.data.secret).toBe(true);
+    expect(secret.properties.data.secret).toBe(true);
   });
 
   it("every $ref names a type the schema defines", () => {
@@ -114,5 +126,20 @@ describe("resources under Pulumi's mock runtime", () => {
     expect(registered.map((r) => r.type)).toEqual(
       expect.arrayContaining(["persys:index:VirtualMachine", "persys:index:ComposeStack"]),
     );
+  });
+
+  it("a Secret sends its data as a secret and reads back name, keys and version", async () => {
+    const creds = new Secret("creds", { name: "creds", data: { password: "s3cr3t" } });
+    expect(await value(creds.id)).toBe("creds-id");
+    expect(await value(creds.version)).toBe("version-out");
+    expect(await value(creds.data)).toEqual({ password: "s3cr3t" });
+    expect(await pulumi.isSecret(creds.data)).toBe(true);
+    const sent = registered.find((r) => r.name === "creds")!;
+    expect(sent.type).toBe("persys:index:Secret");
+    // Sent with Pulumi's secret signature, so the engine encrypts it in the state.
+    expect(sent.inputs).toEqual({
+      name: "creds",
+      data: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value: { password: "s3cr3t" } },
+    });
   });
 });

@@ -107,15 +107,18 @@ describe("pulumi-resource-persys over pulumirpc.ResourceProvider", () => {
     expect(Object.keys(schema.resources).sort()).toEqual([
       "persys:index:ComposeStack",
       "persys:index:Container",
+      "persys:index:Secret",
       "persys:index:VirtualMachine",
     ]);
     expect(Object.keys(schema.functions).sort()).toEqual(["persys:index:getNodes", "persys:index:getPlan"]);
   });
 
   it("Configure takes the endpoint (and a secret token) and announces previews", async () => {
+    // A real operator token of this cluster: the control plane verifies every token it is shown.
+    const { token } = await h.server.controlPlane.tokens.create({ name: "pulumi", role: "operator" });
     const req = new rpc.ConfigureRequest()
       .setAcceptsecrets(true)
-      .setArgs(struct({ endpoint: h.server.grpcAddress, token: { ...SECRET, value: "t0ken" } }));
+      .setArgs(struct({ endpoint: h.server.grpcAddress, token: { ...SECRET, value: token } }));
     const res = await unary<rpc.ConfigureRequest, rpc.ConfigureResponse>(c(), c().configure, req);
     expect(res.getAcceptsecrets()).toBe(true);
     expect(res.getSupportspreview()).toBe(true);

@@ -105,9 +105,7 @@ function Console({ open, onSignOut }: { open: boolean; onSignOut: (notice?: ApiE
         {route.view === "overview" ? <OverviewView store={store} api={api} /> : null}
         {route.view === "workloads" ? <WorkloadsView store={store} /> : null}
         {route.view === "workload" ? <WorkloadDetail key={route.id} id={route.id} api={api} store={store} /> : null}
-        {route.view === "plan" ? (
-          <PlanView api={api} store={store} {...(route.from ? { from: route.from } : {})} />
-        ) : null}
+        {route.view === "plan" ? <PlanView api={api} {...(route.from ? { from: route.from } : {})} /> : null}
         {route.view === "events" ? <EventsView store={store} /> : null}
       </main>
     </>

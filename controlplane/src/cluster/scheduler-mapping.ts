@@ -7,6 +7,7 @@ import type {
   SchedulerNode,
   WorkloadKind,
 } from "../scheduler/index.js";
+import { renderFilterDetail } from "../scheduler/index.js";
 import { composeHostPorts, stackDiagnosisPrefix } from "./compose-workload.js";
 import { descriptionOf, type NodeRecord } from "./records.js";
 
@@ -179,5 +180,10 @@ export function apiDiagnosis(d: PlacementDiagnosis, workload?: api.Workload): ap
     winnerNodeId: d.winner ?? "",
     message: (workload ? stackDiagnosisPrefix(workload) : "") + d.message,
     decidedAt: new Date(d.decidedAt),
+    nodes: d.nodes.map((v) => ({
+      nodeId: v.nodeId,
+      feasible: v.feasible,
+      failures: v.failures.map((f) => ({ plugin: f.plugin, reason: f.reason, detail: renderFilterDetail(f.detail) })),
+    })),
   };
 }

@@ -23,6 +23,13 @@ export {
   type DiagnosisFacts,
   renderDiagnosisMessage,
 } from "./diagnosis/diagnosis-message.js";
+export {
+  type FilterFailure,
+  MAX_NODE_VERDICTS,
+  MAX_RECORDED_FAILURES,
+  type NodeVerdict,
+  renderFilterDetail,
+} from "./diagnosis/node-verdicts.js";
 export type {
   Candidate,
   FilterCount,

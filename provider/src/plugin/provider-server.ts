@@ -55,6 +55,12 @@ export interface ResourceHandler {
   update(urn: string, id: string, olds: Props, news: Props, options: OperationOptions): Promise<Props>;
   delete(urn: string, id: string, props: Props, options: OperationOptions): Promise<void>;
   invoke(token: string, args: Props): Promise<{ result: Props; failures: CheckFailure[] }>;
+  /**
+   * Top-level properties of the URN's resource type that are always secret (the schema's
+   * `"secret": true`): marked secret in check, create, read and update responses even when they
+   * arrived plain.
+   */
+  secretProperties?(urn: string): readonly string[];
 }
 
 type Unary<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => void;
@@ -104,6 +110,13 @@ export function resourceProviderService(
     const req = new enginepb.LogRequest().setSeverity(enginepb.LogSeverity.INFO).setMessage(message).setUrn(urn);
     engine.log(req, () => {});
   };
+  // Until Configure says otherwise, answer as to an engine that accepts secrets (all current ones do).
+  let acceptSecrets = true;
+  /** The keys to mark secret in a response about `urn`: the request's secrets plus the type's. */
+  const secretsFor = (urn: string, ...requestSecrets: Iterable<string>[]): string[] =>
+    acceptSecrets
+      ? [...new Set([...requestSecrets.flatMap((keys) => [...keys]), ...(handler.secretProperties?.(urn) ?? [])])]
+      : [];
   const service: Record<string, Unary<never, unknown>> = {
     getPluginInfo: handle(async () => new pluginpb.PluginInfo().setVersion(handler.version)),
     getSchema: handle(async (req: pb.GetSchemaRequest) => {
@@ -116,6 +129,7 @@ export function resourceProviderService(
       const fromVars: Props = {};
       for (const [key, value] of req.getVariablesMap().toArray()) fromVars[key.replace(/^persys:config:/, "")] = value;
       await handler.configure({ ...fromVars, ...unwrapProps(fromStruct(req.getArgs())).props });
+      acceptSecrets = req.getAcceptsecrets();
       return new pb.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true).setAcceptresources(true);
     }),
     check: handle(async (req: pb.CheckRequest) => {
@@ -127,7 +141,7 @@ export function resourceProviderService(
         req.getRandomseed_asU8(),
       );
       return new pb.CheckResponse()
-        .setInputs(toStruct(wrapProps(result.inputs, news.secretKeys)))
+        .setInputs(toStruct(wrapProps(result.inputs, secretsFor(req.getUrn(), news.secretKeys))))
         .setFailuresList(failuresOf(result.failures));
     }),
     diff: handle(async (req: pb.DiffRequest) => {
@@ -148,7 +162,9 @@ export function resourceProviderService(
       const news = unwrapProps(fromStruct(req.getProperties()));
       const options = { timeoutMs: timeoutOf(req.getTimeout()), preview: req.getPreview(), log: logFor(req.getUrn()) };
       const { id, outs } = await handler.create(req.getUrn(), news.props, options);
-      return new pb.CreateResponse().setId(id).setProperties(toStruct(wrapProps(outs, news.secretKeys)));
+      return new pb.CreateResponse()
+        .setId(id)
+        .setProperties(toStruct(wrapProps(outs, secretsFor(req.getUrn(), news.secretKeys))));
     }),
     read: handle(async (req: pb.ReadRequest) => {
       const props = unwrapProps(fromStruct(req.getProperties()));
@@ -156,7 +172,7 @@ export function resourceProviderService(
       const found = await handler.read(req.getUrn(), req.getId(), props.props);
       const res = new pb.ReadResponse();
       if (!found) return res.setId("");
-      const secret = [...props.secretKeys, ...inputs.secretKeys];
+      const secret = secretsFor(req.getUrn(), props.secretKeys, inputs.secretKeys);
       return res
         .setId(req.getId())
         .setProperties(toStruct(wrapProps(found.outs, secret)))
@@ -167,7 +183,9 @@ export function resourceProviderService(
       const options = { timeoutMs: timeoutOf(req.getTimeout()), preview: req.getPreview(), log: logFor(req.getUrn()) };
       const olds = unwrapProps(fromStruct(req.getOlds())).props;
       const outs = await handler.update(req.getUrn(), req.getId(), olds, news.props, options);
-      return new pb.UpdateResponse().setProperties(toStruct(wrapProps(outs, news.secretKeys)));
+      return new pb.UpdateResponse().setProperties(
+        toStruct(wrapProps(outs, secretsFor(req.getUrn(), news.secretKeys))),
+      );
     }),
     delete: handle(async (req: pb.DeleteRequest) => {
       const options = { timeoutMs: timeoutOf(req.getTimeout()), preview: false, log: logFor(req.getUrn()) };

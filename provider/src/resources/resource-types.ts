@@ -10,6 +10,8 @@ export type WorkloadKindName = "container" | "compose" | "vm";
 export const CONTAINER_TYPE = "persys:index:Container";
 export const COMPOSE_STACK_TYPE = "persys:index:ComposeStack";
 export const VIRTUAL_MACHINE_TYPE = "persys:index:VirtualMachine";
+/** A Persys secret (not a workload; see `secret-resource.ts`). */
+export const SECRET_TYPE = "persys:index:Secret";
 
 /** Type token → workload kind. */
 export const resourceKinds: Readonly<Record<string, WorkloadKindName>> = {

@@ -27,6 +27,16 @@ const diagnosis: api.PlacementDiagnosis = {
   message:
     "0/12 nodes are available: 7 insufficient memory (need 2048 MiB, most free 1536 MiB), 5 missing capability kvm.",
   decidedAt,
+  nodes: [
+    {
+      nodeId: "n1",
+      feasible: false,
+      failures: [
+        { plugin: "resources-fit", reason: "INSUFFICIENT_MEMORY", detail: "need 2048 MiB, free 1536 MiB of 8192 MiB" },
+        { plugin: "runtime-capability", reason: "CAPABILITY_MISSING", detail: "kvm" },
+      ],
+    },
+  ],
 };
 
 const base = {

@@ -76,6 +76,21 @@ export interface CandidateScoreJson {
   scores?: PluginScoreJson[];
 }
 
+/** One filter that refused one node (persys.api.v1.FilterFailure). */
+export interface FilterFailureJson {
+  plugin?: string;
+  reason?: string;
+  /** The numbers or facts behind it: "need 512 MiB, free 256 MiB of 8192 MiB", "kvm". */
+  detail?: string;
+}
+
+/** What the scheduler's filters said on one node in one decision (persys.api.v1.NodeVerdict). */
+export interface NodeVerdictJson {
+  nodeId?: string;
+  feasible?: boolean;
+  failures?: FilterFailureJson[];
+}
+
 export interface PlacementDiagnosisJson {
   nodesEvaluated?: number;
   feasibleNodes?: number;
@@ -86,6 +101,8 @@ export interface PlacementDiagnosisJson {
   winnerNodeId?: string;
   message?: string;
   decidedAt?: string;
+  /** The recorded nodes (at most 64), in the scheduler's order: scored nodes best first, then refused ones. */
+  nodes?: NodeVerdictJson[];
 }
 
 export interface EndpointJson {

@@ -1,160 +1,115 @@
 import { describe, expect, it } from "vitest";
-import type { NodeJson, WorkloadJson } from "../api/wire-types.js";
-import { buildDiagnosisGrid, gridFilters, matchesExpression, scoreBreakdown } from "./diagnosis-grid.js";
+import type { FilterFailureJson, NodeVerdictJson, PlacementDiagnosisJson } from "../api/wire-types.js";
+import { buildDiagnosisGrid, failureText, scoreBreakdown } from "./diagnosis-grid.js";
 
-const node = (id: string, extra: Partial<NodeJson> = {}): NodeJson => ({
-  id,
-  state: "NODE_STATE_READY",
-  allocatable: { cpuMillicores: 4000, memoryMib: 8192, diskGib: 100 },
-  allocated: { cpuMillicores: 0, memoryMib: 0, diskGib: 0 },
-  supportedKinds: ["WORKLOAD_KIND_CONTAINER"],
-  capabilities: ["docker"],
-  arch: "amd64",
-  labels: { zone: "a" },
-  ...extra,
-});
+const fail = (plugin: string, reason: string, detail?: string): FilterFailureJson =>
+  detail ? { plugin, reason, detail } : { plugin, reason };
+/** A verdict as proto3 JSON sends it: `feasible: false` and empty failures omitted. */
+const verdict = (nodeId: string, ...failures: FilterFailureJson[]): NodeVerdictJson =>
+  failures.length ? { nodeId, failures } : { nodeId, feasible: true };
 
-const workload: WorkloadJson = {
-  id: "web",
-  kind: "WORKLOAD_KIND_CONTAINER",
-  resources: { cpuMillicores: 500, memoryMib: 1024 },
-  container: { image: "x", ports: [{ containerPort: 80, hostPort: 8080 }] },
+const labels = (d: PlacementDiagnosisJson) => buildDiagnosisGrid(d).columns.map((c) => c.label);
+const failing = (d: PlacementDiagnosisJson, row = 0) => {
+  const grid = buildDiagnosisGrid(d);
+  return grid.rows[row]!.cells.flatMap((cell, i) => (cell.pass ? [] : [[grid.columns[i]!.label, cell.detail]]));
 };
 
-const column = (label: string) => gridFilters.findIndex((f) => f.label === label);
-
 describe("buildDiagnosisGrid", () => {
-  const cases: {
-    name: string;
-    node: NodeJson;
-    workload?: WorkloadJson;
-    failing: string[];
-    detail?: [string, RegExp];
-  }[] = [
-    { name: "a ready node with room passes every filter", node: node("n"), failing: [] },
-    { name: "not ready", node: node("n", { state: "NODE_STATE_NOT_READY" }), failing: ["ready"] },
-    { name: "cordoned", node: node("n", { cordoned: true }), failing: ["ready"], detail: ["ready", /cordoned/] },
+  const cases: { name: string; node: NodeVerdictJson; failing: string[][] }[] = [
+    { name: "a feasible node passes every column", node: verdict("n"), failing: [] },
     {
-      name: "memory short, with the numbers",
-      node: node("n", { allocated: { memoryMib: 7680 } }),
-      failing: ["memory"],
-      detail: ["memory", /need 1024 MiB, free 512 MiB of 8192 MiB/],
+      name: "memory short, with the recorded numbers",
+      node: verdict("n", fail("resources-fit", "INSUFFICIENT_MEMORY", "need 1024 MiB, free 512 MiB of 8192 MiB")),
+      failing: [["memory", "need 1024 MiB, free 512 MiB of 8192 MiB"]],
     },
     {
-      name: "cpu and memory short: both counted",
-      node: node("n", { allocatable: { cpuMillicores: 100, memoryMib: 100, diskGib: 1 } }),
-      failing: ["cpu", "memory"],
+      name: "every failing filter of a node is its own ✗",
+      node: verdict(
+        "n",
+        fail("node-ready", "NODE_NOT_READY"),
+        fail("node-ready", "NODE_CORDONED"),
+        fail("runtime-capability", "CAPABILITY_MISSING", "kvm"),
+        fail("resources-fit", "INSUFFICIENT_CPU", "need 500m, free 100m of 100m"),
+        fail("resources-fit", "INSUFFICIENT_MEMORY", "need 1024 MiB, free 100 MiB of 100 MiB"),
+      ),
+      failing: [
+        ["ready", "node not ready; node cordoned"],
+        ["runtime / capabilities", "capability missing: kvm"],
+        ["cpu", "need 500m, free 100m of 100m"],
+        ["memory", "need 1024 MiB, free 100 MiB of 100 MiB"],
+      ],
     },
     {
-      name: "missing capability kvm",
-      node: node("n"),
-      workload: { ...workload, placement: { requiredCapabilities: ["kvm"] } },
-      failing: ["runtime / capabilities"],
-      detail: ["runtime / capabilities", /missing kvm/],
-    },
-    {
-      name: "no vm runtime",
-      node: node("n"),
-      workload: { ...workload, kind: "WORKLOAD_KIND_VM" },
-      failing: ["runtime / capabilities"],
-    },
-    {
-      name: "node selector mismatch",
-      node: node("n"),
-      workload: { ...workload, placement: { nodeSelector: { zone: "b" } } },
-      failing: ["selector / affinity"],
-      detail: ["selector / affinity", /zone=a, need b/],
-    },
-    {
-      name: "arch mismatch",
-      node: node("n", { arch: "arm64" }),
-      workload: { ...workload, placement: { arch: "amd64" } },
-      failing: ["runtime / capabilities"],
+      name: "host port in use",
+      node: verdict("n", fail("host-ports", "HOST_PORT_IN_USE", "tcp/8080")),
+      failing: [["host ports", "host port in use: tcp/8080"]],
     },
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const grid = buildDiagnosisGrid({ workload: c.workload ?? workload, nodes: [c.node] });
-      const row = grid.rows[0]!;
-      const failing = row.cells.flatMap((cell, i) => (cell.pass ? [] : [gridFilters[i]!.label]));
-      expect(failing).toEqual(c.failing);
-      expect(row.feasible).toBe(c.failing.length === 0);
-      if (c.detail) expect(row.cells[column(c.detail[0])]!.detail).toMatch(c.detail[1]);
+      const d = { nodesEvaluated: 1, nodes: [c.node] };
+      expect(failing(d)).toEqual(c.failing);
+      expect(buildDiagnosisGrid(d).rows[0]!.feasible).toBe(c.failing.length === 0);
     });
   }
 
-  it("puts the winner first, then candidates by rank, feasible, then failing; counts failures per column", () => {
+  it("shows the core columns always and the others only when a recorded node fails them", () => {
+    const core = ["ready", "runtime / capabilities", "selector / affinity", "cpu", "memory", "disk"];
+    expect(labels({ nodes: [verdict("a")] })).toEqual([...core, "host ports", "replica anti-affinity"]);
+    const spread = { nodes: [verdict("a", fail("topology-spread", "SPREAD_MAX_SKEW", "zone maxSkew 1"))] };
+    expect(labels(spread)).toEqual([
+      ...core.slice(0, 3),
+      "spread",
+      ...core.slice(3),
+      "host ports",
+      "replica anti-affinity",
+    ]);
+    expect(failing(spread)).toEqual([["spread", "spread max skew: zone maxSkew 1"]]);
+    const unknown = { nodes: [verdict("a", fail("gpu-fit", "NO_GPU"))] };
+    expect(labels(unknown).at(-1)).toBe("gpu-fit");
+    expect(failing(unknown)).toEqual([["gpu-fit", "no gpu"]]);
+  });
+
+  it("keeps the recorded order, marks the winner and candidates, counts failures per column", () => {
     const grid = buildDiagnosisGrid({
-      workload,
-      nodes: [node("a"), node("b", { state: "NODE_STATE_LOST" }), node("c"), node("d")],
-      diagnosis: {
-        winnerNodeId: "d",
-        candidates: [
-          { nodeId: "d", totalScore: 90 },
-          { nodeId: "c", totalScore: 80 },
-        ],
-      },
+      nodesEvaluated: 1000,
+      winnerNodeId: "d",
+      candidates: [
+        { nodeId: "d", totalScore: 90 },
+        { nodeId: "c", totalScore: 80 },
+      ],
+      nodes: [
+        verdict("d"),
+        verdict("c"),
+        verdict("a"),
+        verdict("b", fail("node-ready", "NODE_NOT_READY")),
+        verdict("e", fail("node-ready", "NODE_DRAINING"), fail("resources-fit", "INSUFFICIENT_DISK", "need 9 GiB")),
+      ],
     });
-    expect(grid.rows.map((r) => r.nodeId)).toEqual(["d", "c", "a", "b"]);
-    expect(grid.rows[0]!.winner).toBe(true);
-    expect(grid.rows[1]!.totalScore).toBe(80);
-    expect(grid.failuresPerColumn[column("ready")]).toBe(1);
+    expect(grid.rows.map((r) => r.nodeId)).toEqual(["d", "c", "a", "b", "e"]);
+    expect(grid.rows[0]).toMatchObject({ winner: true, candidateRank: 0, totalScore: 90 });
+    expect(grid.rows[1]).toMatchObject({ winner: false, candidateRank: 1, totalScore: 80 });
+    expect(grid.rows[2]!.candidateRank).toBeUndefined();
+    const col = (label: string) => grid.columns.findIndex((c) => c.label === label);
+    expect(grid.failuresPerColumn[col("ready")]).toBe(2);
+    expect(grid.failuresPerColumn[col("disk")]).toBe(1);
     expect(grid.feasibleCount).toBe(3);
+    expect(grid.unrecorded).toBe(995);
   });
 
-  it("does not count a placed replica's own reservation against its node", () => {
-    const placed: WorkloadJson = { ...workload, status: { replicas: [{ index: 0, nodeId: "n" }] } };
-    const full = node("n", {
-      allocatable: { cpuMillicores: 500, memoryMib: 1024 },
-      allocated: { cpuMillicores: 500, memoryMib: 1024 },
-    });
-    const grid = buildDiagnosisGrid({ workload: placed, nodes: [full], replicaIndex: 0 });
-    expect(grid.rows[0]!.feasible).toBe(true);
-  });
-
-  it("reads replica 0 without an index field (proto3 JSON omits zeros)", () => {
-    const placed: WorkloadJson = { ...workload, status: { replicas: [{ nodeId: "n" }] } };
-    const full = node("n", {
-      allocatable: { cpuMillicores: 500, memoryMib: 1024 },
-      allocated: { cpuMillicores: 500, memoryMib: 1024 },
-    });
-    expect(buildDiagnosisGrid({ workload: placed, nodes: [full], replicaIndex: 0 }).rows[0]!.feasible).toBe(true);
-  });
-
-  it("host ports in use by another workload's replica fail that node", () => {
-    const other: WorkloadJson = {
-      id: "other",
-      container: { ports: [{ containerPort: 1, hostPort: 8080 }] },
-      status: { replicas: [{ index: 0, nodeId: "a" }] },
-    };
-    const grid = buildDiagnosisGrid({ workload, nodes: [node("a"), node("b")], workloads: [other] });
-    const a = grid.rows.find((r) => r.nodeId === "a")!;
-    expect(a.cells[column("host ports")]).toEqual({ pass: false, detail: "in use: 8080" });
-    expect(grid.rows.find((r) => r.nodeId === "b")!.feasible).toBe(true);
-  });
-
-  it("required replica anti-affinity fails nodes that hold a sibling", () => {
-    const spread: WorkloadJson = {
-      ...workload,
-      placement: { replicaAntiAffinity: { enforcement: "ENFORCEMENT_REQUIRED" } },
-      status: { replicas: [{ index: 0, nodeId: "a" }, { index: 1 }] },
-    };
-    const grid = buildDiagnosisGrid({ workload: spread, nodes: [node("a"), node("b")], replicaIndex: 1 });
-    expect(grid.rows.find((r) => r.nodeId === "a")!.cells[column("replica anti-affinity")]!.pass).toBe(false);
-    expect(grid.rows.find((r) => r.nodeId === "b")!.feasible).toBe(true);
+  it("has no rows without a diagnosis or without recorded nodes", () => {
+    expect(buildDiagnosisGrid(undefined).rows).toEqual([]);
+    expect(buildDiagnosisGrid({ nodesEvaluated: 3 })).toMatchObject({ rows: [], unrecorded: 3 });
   });
 });
 
-describe("matchesExpression", () => {
-  const labels = { zone: "a", ssd: "true" };
+describe("failureText", () => {
   it.each([
-    ["IN hit", { key: "zone", operator: "LABEL_OPERATOR_IN", values: ["a", "b"] }, true],
-    ["IN miss", { key: "zone", operator: "LABEL_OPERATOR_IN", values: ["c"] }, false],
-    ["NOT_IN absent key", { key: "rack", operator: "LABEL_OPERATOR_NOT_IN", values: ["x"] }, true],
-    ["EXISTS", { key: "ssd", operator: "LABEL_OPERATOR_EXISTS" }, true],
-    ["DOES_NOT_EXIST", { key: "ssd", operator: "LABEL_OPERATOR_DOES_NOT_EXIST" }, false],
-  ])("%s", (_name, expression, expected) => {
-    expect(matchesExpression(labels, expression)).toBe(expected);
+    ["resources: the numbers alone", fail("resources-fit", "INSUFFICIENT_CPU", "need 1m, free 0m"), "need 1m, free 0m"],
+    ["a subject after the reason", fail("runtime-capability", "CAPABILITY_MISSING", "kvm"), "capability missing: kvm"],
+    ["the reason alone", fail("node-ready", "NODE_CORDONED"), "node cordoned"],
+  ])("%s", (_name, f, text) => {
+    expect(failureText(f)).toBe(text);
   });
 });
 

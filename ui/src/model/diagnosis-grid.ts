@@ -1,34 +1,42 @@
-import type {
-  CandidateScoreJson,
-  LabelExpressionJson,
-  NodeJson,
-  PlacementDiagnosisJson,
-  ResourcesJson,
-  WorkloadJson,
-} from "../api/wire-types.js";
+import type { FilterFailureJson, PlacementDiagnosisJson } from "../api/wire-types.js";
 
-/** The columns of the grid, in the scheduler's filter order (controlplane/src/scheduler/default-pipeline.ts). */
-export const gridFilters = [
-  { plugin: "node-ready", label: "ready" },
-  { plugin: "runtime-capability", label: "runtime / capabilities" },
-  { plugin: "node-affinity", label: "selector / affinity" },
-  { plugin: "resources-fit", dimension: "cpu", label: "cpu" },
-  { plugin: "resources-fit", dimension: "memory", label: "memory" },
-  { plugin: "resources-fit", dimension: "disk", label: "disk" },
-  { plugin: "host-ports", label: "host ports" },
-  { plugin: "replica-anti-affinity", label: "replica anti-affinity" },
-] as const;
+/** A column of the grid: one filter of the scheduler's pipeline (resources: one per dimension). */
+export interface GridFilter {
+  readonly plugin: string;
+  /** Only these reasons of the plugin (the resource dimensions); every reason when absent. */
+  readonly reasons?: readonly string[];
+  readonly label: string;
+  /** Shown even when no recorded node fails it. */
+  readonly always: boolean;
+}
 
-export type GridFilter = (typeof gridFilters)[number];
+/**
+ * The columns, in the scheduler's filter order (controlplane/src/scheduler/default-pipeline.ts). The
+ * filters that only apply to some requests (spread, workload anti-affinity, moves) appear when a
+ * recorded node fails them; a plugin not listed here gets a column of its own, after these.
+ */
+export const gridFilters: readonly GridFilter[] = [
+  { plugin: "node-ready", label: "ready", always: true },
+  { plugin: "runtime-capability", label: "runtime / capabilities", always: true },
+  { plugin: "node-affinity", label: "selector / affinity", always: true },
+  { plugin: "topology-spread", label: "spread", always: false },
+  { plugin: "resources-fit", reasons: ["INSUFFICIENT_CPU"], label: "cpu", always: true },
+  { plugin: "resources-fit", reasons: ["INSUFFICIENT_MEMORY"], label: "memory", always: true },
+  { plugin: "resources-fit", reasons: ["INSUFFICIENT_DISK"], label: "disk", always: true },
+  { plugin: "host-ports", label: "host ports", always: true },
+  { plugin: "replica-anti-affinity", label: "replica anti-affinity", always: true },
+  { plugin: "workload-anti-affinity", label: "workload anti-affinity", always: false },
+  { plugin: "replica-move", label: "move", always: false },
+];
 
-/** One cell: whether the node passes that filter for this workload, and the numbers or facts why. */
+/** One cell: whether the node passed that filter in the decision, and, when not, why with the numbers. */
 export interface GridCell {
   readonly pass: boolean;
-  /** Short text with the numbers, e.g. "need 512 MiB, free 256 MiB". */
+  /** Empty for a pass; otherwise the recorded reasons, e.g. "need 512 MiB, free 256 MiB of 8192 MiB". */
   readonly detail: string;
 }
 
-/** One node's row: a cell per filter, its score when it was a top candidate. */
+/** One recorded node's row: a cell per column, its score when it was a top candidate. */
 export interface GridRow {
   readonly nodeId: string;
   readonly cells: readonly GridCell[];
@@ -39,254 +47,79 @@ export interface GridRow {
   readonly totalScore?: number;
 }
 
-/** The grid of one placement decision. */
+/** The grid of one placement decision, as the scheduler recorded it. */
 export interface DiagnosisGrid {
   readonly columns: readonly GridFilter[];
-  /** Winner first, then the other candidates by rank, then feasible nodes, then the rest; ids ascending. */
+  /** In the recorded order: the candidates best first (the winner first), other scored nodes, then refused ones. */
   readonly rows: readonly GridRow[];
-  /** Failing nodes per column (a node failing several filters counts in each). */
+  /** Failing recorded nodes per column (a node failing several filters counts in each). */
   readonly failuresPerColumn: readonly number[];
   readonly feasibleCount: number;
-  /** The recorded diagnosis' own counts, for comparison with the rows re-evaluated here. */
-  readonly recorded?: PlacementDiagnosisJson;
+  /** Nodes the scheduler evaluated but did not record (only in the counts): `nodesEvaluated − rows`. */
+  readonly unrecorded: number;
 }
 
-export interface GridInput {
-  readonly workload: WorkloadJson;
-  readonly nodes: readonly NodeJson[];
-  /** The recorded decision (explain, plan or the replica status). */
-  readonly diagnosis?: PlacementDiagnosisJson;
-  /** Other workloads, for host ports in use on each node. Optional: host ports then always pass. */
-  readonly workloads?: readonly WorkloadJson[];
-  /** The replica the grid is for: its own reservation is not counted against its node. */
-  readonly replicaIndex?: number;
+function columnOf(columns: readonly GridFilter[], f: FilterFailureJson): number {
+  return columns.findIndex((c) => c.plugin === f.plugin && (!c.reasons || c.reasons.includes(f.reason ?? "")));
 }
 
-const kindRuntime: Record<string, string> = {
-  WORKLOAD_KIND_CONTAINER: "container",
-  WORKLOAD_KIND_COMPOSE: "compose",
-  WORKLOAD_KIND_VM: "vm",
-};
+/** "NODE_CORDONED" → "node cordoned". */
+function words(reason: string | undefined): string {
+  return (reason ?? "").toLowerCase().replace(/_/g, " ");
+}
+
+/** A failure as cell text: the numbers for resources, otherwise the reason and its subject. */
+export function failureText(f: FilterFailureJson): string {
+  if (f.plugin === "resources-fit" && f.detail) return f.detail;
+  return f.detail ? `${words(f.reason)}: ${f.detail}` : words(f.reason);
+}
 
 /**
- * Re-evaluates the scheduler's filters for every node from the node's current state and the
- * workload's spec, and joins the recorded decision (winner, candidate scores). Every filter is
- * evaluated for every node, as the scheduler does, so a node can fail several columns.
- *
- * The numbers are today's: a node that changed since the decision may read differently from the
- * recorded counts, which `recorded` keeps for comparison. Spread and workload anti-affinity are not
- * re-evaluated (they need every placement); the recorded counts show them.
+ * Builds the nodes × filters grid from what the scheduler recorded (`diagnosis.nodes`): a cell is ✗
+ * exactly when the scheduler's filter refused that node in that decision, with the filter's numbers,
+ * and a node failing several filters fails several columns. Nothing is re-evaluated here, so the grid
+ * agrees with the recorded counts and message whatever changed in the cluster since. Only the
+ * recorded nodes have rows (at most 64); `unrecorded` says how many others are only in the counts.
  */
-export function buildDiagnosisGrid(input: GridInput): DiagnosisGrid {
-  const { workload, diagnosis } = input;
-  const replica = workload.status?.replicas?.find((r) => (r.index ?? 0) === input.replicaIndex);
-  const ownNode = replica?.nodeId;
-  const portsByNode = hostPortsByNode(input.workloads ?? [], workload.id);
-  const siblingNodes = new Set(
-    (workload.status?.replicas ?? [])
-      .filter((r) => (r.index ?? 0) !== input.replicaIndex && r.nodeId)
-      .map((r) => r.nodeId!),
-  );
-  const candidates = new Map<string, { rank: number; score: CandidateScoreJson }>();
-  (diagnosis?.candidates ?? []).forEach((score, rank) => {
-    if (score.nodeId) candidates.set(score.nodeId, { rank, score });
-  });
-  const winnerId = diagnosis?.winnerNodeId;
-  const failures = gridFilters.map(() => 0);
-  const rows = input.nodes.map((node): GridRow => {
-    const cells = gridFilters.map((filter) =>
-      evaluate(filter, node, workload, {
-        ownNode: ownNode === node.id,
-        usedPorts: portsByNode.get(node.id) ?? new Set(),
-        siblingNodes,
-        nodes: input.nodes,
-      }),
-    );
-    cells.forEach((cell, i) => {
-      if (!cell.pass) failures[i]! += 1;
+export function buildDiagnosisGrid(diagnosis: PlacementDiagnosisJson | undefined): DiagnosisGrid {
+  const verdicts = diagnosis?.nodes ?? [];
+  const columns = [...gridFilters];
+  for (const v of verdicts)
+    for (const f of v.failures ?? [])
+      if (columnOf(columns, f) < 0) columns.push({ plugin: f.plugin ?? "", label: f.plugin ?? "?", always: false });
+  const failing = columns.map(() => 0);
+  const texts = verdicts.map((v) => {
+    const cells: string[][] = columns.map(() => []);
+    for (const f of v.failures ?? []) cells[columnOf(columns, f)]!.push(failureText(f));
+    cells.forEach((c, i) => {
+      if (c.length > 0) failing[i]! += 1;
     });
-    const candidate = candidates.get(node.id);
+    return cells;
+  });
+  const shown = columns.map((c, i) => c.always || failing[i]! > 0);
+  const candidates = new Map<string, { rank: number; total: number }>();
+  (diagnosis?.candidates ?? []).forEach((c, rank) => {
+    if (c.nodeId && !candidates.has(c.nodeId)) candidates.set(c.nodeId, { rank, total: c.totalScore ?? 0 });
+  });
+  const rows = verdicts.map((v, r): GridRow => {
+    const nodeId = v.nodeId ?? "";
+    const candidate = candidates.get(nodeId);
+    const cells = texts[r]!.flatMap((t, i) => (shown[i] ? [{ pass: t.length === 0, detail: t.join("; ") }] : []));
     return {
-      nodeId: node.id,
+      nodeId,
       cells,
-      feasible: cells.every((c) => c.pass),
-      winner: node.id === winnerId,
-      ...(candidate ? { candidateRank: candidate.rank, totalScore: candidate.score.totalScore ?? 0 } : {}),
+      feasible: (v.failures ?? []).length === 0,
+      winner: nodeId !== "" && nodeId === diagnosis?.winnerNodeId,
+      ...(candidate ? { candidateRank: candidate.rank, totalScore: candidate.total } : {}),
     };
   });
-  rows.sort(rowOrder);
   return {
-    columns: gridFilters,
+    columns: columns.filter((_, i) => shown[i]),
     rows,
-    failuresPerColumn: failures,
+    failuresPerColumn: failing.filter((_, i) => shown[i]),
     feasibleCount: rows.filter((r) => r.feasible).length,
-    ...(diagnosis ? { recorded: diagnosis } : {}),
+    unrecorded: Math.max(0, (diagnosis?.nodesEvaluated ?? 0) - rows.length),
   };
-}
-
-function rowOrder(a: GridRow, b: GridRow): number {
-  const rank = (r: GridRow) => (r.winner ? 0 : r.candidateRank !== undefined ? 1 : r.feasible ? 2 : 3);
-  return (
-    rank(a) - rank(b) ||
-    (a.candidateRank ?? 0) - (b.candidateRank ?? 0) ||
-    (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0)
-  );
-}
-
-interface Context {
-  readonly ownNode: boolean;
-  readonly usedPorts: ReadonlySet<string>;
-  readonly siblingNodes: ReadonlySet<string>;
-  readonly nodes: readonly NodeJson[];
-}
-
-function evaluate(filter: GridFilter, node: NodeJson, workload: WorkloadJson, ctx: Context): GridCell {
-  switch (filter.plugin) {
-    case "node-ready":
-      return nodeReady(node);
-    case "runtime-capability":
-      return runtimeCapability(node, workload);
-    case "node-affinity":
-      return nodeAffinity(node, workload);
-    case "resources-fit":
-      return resourceFit(node, workload, filter.dimension, ctx.ownNode);
-    case "host-ports":
-      return hostPorts(workload, ctx.usedPorts);
-    case "replica-anti-affinity":
-      return replicaAntiAffinity(node, workload, ctx);
-  }
-}
-
-function nodeReady(node: NodeJson): GridCell {
-  if (node.state !== "NODE_STATE_READY") return { pass: false, detail: shortState(node.state) };
-  if (node.draining) return { pass: false, detail: "draining" };
-  if (node.cordoned) return { pass: false, detail: "cordoned" };
-  return { pass: true, detail: "ready" };
-}
-
-function runtimeCapability(node: NodeJson, workload: WorkloadJson): GridCell {
-  const runtime = kindRuntime[workload.kind ?? ""] ?? "container";
-  const kinds = node.supportedKinds ?? [];
-  if (workload.kind && kinds.length > 0 && !kinds.includes(workload.kind)) {
-    return { pass: false, detail: `no ${runtime} runtime` };
-  }
-  const missing = (workload.placement?.requiredCapabilities ?? []).filter(
-    (c) => !(node.capabilities ?? []).includes(c),
-  );
-  if (missing.length > 0) return { pass: false, detail: `missing ${missing.join(", ")}` };
-  const arch = workload.placement?.arch;
-  if (arch && node.arch && arch !== node.arch) return { pass: false, detail: `arch ${node.arch}, need ${arch}` };
-  return { pass: true, detail: runtime };
-}
-
-function nodeAffinity(node: NodeJson, workload: WorkloadJson): GridCell {
-  const labels = node.labels ?? {};
-  for (const [key, value] of Object.entries(workload.placement?.nodeSelector ?? {})) {
-    if (labels[key] !== value) return { pass: false, detail: `${key}=${labels[key] ?? "∅"}, need ${value}` };
-  }
-  for (const expression of workload.placement?.requiredNodeAffinity ?? []) {
-    if (!matchesExpression(labels, expression))
-      return { pass: false, detail: `fails ${describeExpression(expression)}` };
-  }
-  const rules =
-    Object.keys(workload.placement?.nodeSelector ?? {}).length +
-    (workload.placement?.requiredNodeAffinity?.length ?? 0);
-  return { pass: true, detail: rules === 0 ? "no rules" : `${rules} rule${rules === 1 ? "" : "s"} hold` };
-}
-
-/** Whether labels satisfy one label expression (the operators of persys.api.v1.LabelOperator). */
-export function matchesExpression(labels: Record<string, string>, expression: LabelExpressionJson): boolean {
-  const key = expression.key ?? "";
-  const has = Object.hasOwn(labels, key);
-  const values = expression.values ?? [];
-  switch (expression.operator) {
-    case "LABEL_OPERATOR_IN":
-      return has && values.includes(labels[key]!);
-    case "LABEL_OPERATOR_NOT_IN":
-      return !has || !values.includes(labels[key]!);
-    case "LABEL_OPERATOR_EXISTS":
-      return has;
-    case "LABEL_OPERATOR_DOES_NOT_EXIST":
-      return !has;
-    default:
-      return true;
-  }
-}
-
-function describeExpression(e: LabelExpressionJson): string {
-  const op = (e.operator ?? "").replace("LABEL_OPERATOR_", "").toLowerCase().replace(/_/g, " ");
-  return `${e.key} ${op}${e.values?.length ? ` (${e.values.join(", ")})` : ""}`;
-}
-
-const dimensions = {
-  cpu: { field: "cpuMillicores", unit: "m" },
-  memory: { field: "memoryMib", unit: " MiB" },
-  disk: { field: "diskGib", unit: " GiB" },
-} as const;
-
-function resourceFit(
-  node: NodeJson,
-  workload: WorkloadJson,
-  dimension: keyof typeof dimensions,
-  ownNode: boolean,
-): GridCell {
-  const { field, unit } = dimensions[dimension];
-  const need = value(workload.resources, field);
-  const allocatable = value(node.allocatable, field);
-  const allocated = value(node.allocated, field) - (ownNode ? need : 0);
-  const free = allocatable - allocated;
-  if (need === 0) return { pass: true, detail: `none requested (free ${free}${unit})` };
-  return { pass: need <= free, detail: `need ${need}${unit}, free ${free}${unit} of ${allocatable}${unit}` };
-}
-
-function value(resources: ResourcesJson | undefined, field: keyof ResourcesJson): number {
-  return resources?.[field] ?? 0;
-}
-
-function hostPorts(workload: WorkloadJson, used: ReadonlySet<string>): GridCell {
-  const wanted = (workload.container?.ports ?? []).filter((p) => p.hostPort);
-  if (wanted.length === 0) return { pass: true, detail: "none requested" };
-  const taken = wanted.filter((p) => used.has(portKey(p.hostPort!, p.protocol)));
-  if (taken.length > 0) return { pass: false, detail: `in use: ${taken.map((p) => p.hostPort).join(", ")}` };
-  return { pass: true, detail: `free: ${wanted.map((p) => p.hostPort).join(", ")}` };
-}
-
-function portKey(port: number, protocol: string | undefined): string {
-  return `${port}/${protocol === "PROTOCOL_UDP" ? "udp" : "tcp"}`;
-}
-
-function hostPortsByNode(workloads: readonly WorkloadJson[], except: string): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const w of workloads) {
-    if (w.id === except) continue;
-    const ports = (w.container?.ports ?? []).filter((p) => p.hostPort);
-    if (ports.length === 0) continue;
-    for (const replica of w.status?.replicas ?? []) {
-      if (!replica.nodeId) continue;
-      const set = out.get(replica.nodeId) ?? new Set<string>();
-      for (const p of ports) set.add(portKey(p.hostPort!, p.protocol));
-      out.set(replica.nodeId, set);
-    }
-  }
-  return out;
-}
-
-function replicaAntiAffinity(node: NodeJson, workload: WorkloadJson, ctx: Context): GridCell {
-  const rule = workload.placement?.replicaAntiAffinity;
-  if (!rule || rule.enforcement === "ENFORCEMENT_PREFERRED")
-    return { pass: true, detail: rule ? "preferred only" : "no rule" };
-  const key = rule.topologyKey;
-  const domain = key ? node.labels?.[key] : node.id;
-  if (key && domain === undefined) return { pass: true, detail: `no ${key} label` };
-  const byId = new Map(ctx.nodes.map((n) => [n.id, n]));
-  const clash = [...ctx.siblingNodes].some((id) => (key ? byId.get(id)?.labels?.[key] : id) === domain);
-  return clash
-    ? { pass: false, detail: `replica already in ${key ? `${key}=${domain}` : "node"}` }
-    : { pass: true, detail: "no sibling here" };
-}
-
-function shortState(state: string | undefined): string {
-  return (state ?? "NODE_STATE_UNSPECIFIED").replace("NODE_STATE_", "").toLowerCase().replace(/_/g, " ");
 }
 
 /** One scorer's part of a candidate's total: score × weight, and its share of the bar. */

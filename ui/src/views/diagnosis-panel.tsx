@@ -1,16 +1,13 @@
 import { useMemo, useRef, useState } from "preact/hooks";
-import type { NodeJson, PlacementDiagnosisJson, WorkloadJson } from "../api/wire-types.js";
+import type { PlacementDiagnosisJson } from "../api/wire-types.js";
 import { useSize } from "../components/hooks.js";
 import { ScrollRegion } from "../components/scroll-region.js";
 import { buildDiagnosisGrid, type GridRow, scoreBreakdown } from "../model/diagnosis-grid.js";
 import { virtualWindow } from "../model/virtual-window.js";
 
 export interface DiagnosisPanelProps {
-  readonly workload: WorkloadJson;
+  /** The recorded decision (explain, plan or the replica status). */
   readonly diagnosis: PlacementDiagnosisJson | undefined;
-  readonly nodes: readonly NodeJson[];
-  readonly workloads?: readonly WorkloadJson[];
-  readonly replicaIndex?: number;
   /** Heading text, e.g. "Replica 0". */
   readonly title: string;
 }
@@ -19,21 +16,11 @@ const GRID_ROW = 40;
 
 /**
  * A placement decision: the scheduler's one-line message and recorded counts, the nodes × filters
- * grid (pass/fail with the numbers, winner first; only the rows in view are rendered) and the score
- * breakdown of the top candidates.
+ * grid as the scheduler recorded it (pass/fail with the numbers, winner first; only the rows in view
+ * are rendered) and the score breakdown of the top candidates.
  */
 export function DiagnosisPanel(props: DiagnosisPanelProps) {
-  const grid = useMemo(
-    () =>
-      buildDiagnosisGrid({
-        workload: props.workload,
-        nodes: props.nodes,
-        diagnosis: props.diagnosis,
-        ...(props.workloads ? { workloads: props.workloads } : {}),
-        ...(props.replicaIndex !== undefined ? { replicaIndex: props.replicaIndex } : {}),
-      }),
-    [props.workload, props.nodes, props.diagnosis, props.replicaIndex],
-  );
+  const grid = useMemo(() => buildDiagnosisGrid(props.diagnosis), [props.diagnosis]);
   const d = props.diagnosis;
   const scores = scoreBreakdown(d);
   return (
@@ -81,10 +68,13 @@ export function DiagnosisPanel(props: DiagnosisPanelProps) {
       )}
       <h4>Nodes × filters</h4>
       <p class="muted">
-        Re-evaluated now from each node's state: {grid.feasibleCount} of {grid.rows.length} nodes pass every filter.
-        Spread and workload anti-affinity are in the recorded reasons above.
+        As the scheduler saw them at the decision: {grid.feasibleCount} of {grid.rows.length} recorded nodes passed
+        every filter.
+        {grid.unrecorded > 0
+          ? ` ${grid.unrecorded} more nodes were evaluated but not recorded; the counts above cover them.`
+          : ""}
       </p>
-      <GridTable grid={grid} />
+      {grid.rows.length ? <GridTable grid={grid} /> : null}
       {scores.length ? (
         <>
           <h4>Score breakdown of the top candidates</h4>
@@ -181,9 +171,14 @@ function GridRowView({ row, labels }: { row: GridRow; labels: string[] }) {
         {row.nodeId}
       </th>
       {row.cells.map((cell, i) => (
-        <td key={labels[i]} class={`grid-cell ${cell.pass ? "pass" : "fail"}`} title={`${labels[i]}: ${cell.detail}`}>
+        <td
+          key={labels[i]}
+          class={`grid-cell ${cell.pass ? "pass" : "fail"}`}
+          title={`${labels[i]}: ${cell.detail || "pass"}`}
+        >
           <b aria-hidden="true">{cell.pass ? "✓" : "✗"}</b>
-          <span class="sr-only">{cell.pass ? "pass" : "fail"}</span> {cell.detail}
+          <span class="sr-only">{cell.pass ? "pass" : "fail"}</span>
+          {cell.detail ? ` ${cell.detail}` : ""}
         </td>
       ))}
       <td>{row.totalScore !== undefined ? row.totalScore.toFixed(1) : ""}</td>

@@ -1,17 +1,14 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { type ApiClient, ApiError } from "../api/api-client.js";
 import type { PlanWorkloadResponseJson, WorkloadJson } from "../api/wire-types.js";
 import { ErrorBox } from "../components/error-box.js";
-import { useStore } from "../components/hooks.js";
 import { navigate, routePath } from "../components/router.js";
-import type { ClusterStore } from "../model/cluster-store.js";
 import { enumLabel } from "../model/format.js";
 import { exampleSpec, parseSpecText, specToYaml } from "../model/spec-text.js";
 import { DiagnosisPanel } from "./diagnosis-panel.js";
 
 /** Paste or edit a spec (YAML or JSON), see where it would land and why (POST /v1/plan), then apply. */
-export function PlanView({ api, store, from }: { api: ApiClient; store: ClusterStore; from?: string }) {
-  const version = useStore(store);
+export function PlanView({ api, from }: { api: ApiClient; from?: string }) {
   const [text, setText] = useState(exampleSpec);
   const [plan, setPlan] = useState<PlanWorkloadResponseJson>();
   const [planned, setPlanned] = useState<WorkloadJson>();
@@ -24,7 +21,6 @@ export function PlanView({ api, store, from }: { api: ApiClient; store: ClusterS
       .then((r) => setText(specToYaml(r.workload)))
       .catch((e) => setError(e as ApiError));
   }, [from]);
-  const nodes = useMemo(() => [...store.nodes.values()], [version]);
   const read = (): WorkloadJson | undefined => {
     const parsed = parseSpecText(text);
     if (!parsed.ok) {
@@ -125,9 +121,7 @@ export function PlanView({ api, store, from }: { api: ApiClient; store: ClusterS
             .map((r) => (
               <DiagnosisPanel
                 key={r.replicaIndex ?? 0}
-                workload={planned}
                 diagnosis={r.diagnosis}
-                nodes={nodes}
                 title={`Replica ${r.replicaIndex ?? 0}`}
               />
             ))}

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { type ApiClient, ApiError, query } from "../api/api-client.js";
 import type {
   EventJson,
@@ -22,7 +22,7 @@ const LOG_LIMIT = 2000;
 
 /** One workload: spec, replicas with typed reasons, diagnosis grid, event timeline, logs and VM console. */
 export function WorkloadDetail({ id, api, store }: { id: string; api: ApiClient; store: ClusterStore }) {
-  const version = useStore(store);
+  useStore(store);
   const [workload, setWorkload] = useState<WorkloadJson>();
   const [explain, setExplain] = useState<ExplainWorkloadResponseJson>();
   const [error, setError] = useState<ApiError>();
@@ -49,8 +49,6 @@ export function WorkloadDetail({ id, api, store }: { id: string; api: ApiClient;
       abort.abort();
     };
   }, [id, listed]);
-  const nodes = useMemo(() => [...store.nodes.values()], [version]);
-  const workloads = useMemo(() => [...store.workloads.values()], [version]);
   const action = async (name: "start" | "stop" | "restart" | "delete") => {
     if (name === "delete" && !confirm(`Delete workload ${id}?`)) return;
     setBusy(name);
@@ -162,11 +160,7 @@ export function WorkloadDetail({ id, api, store }: { id: string; api: ApiClient;
         <WorkloadEvents api={api} id={id} />
       </div>
       <DiagnosisPanel
-        workload={workload}
         diagnosis={diagnosis}
-        nodes={nodes}
-        workloads={workloads}
-        replicaIndex={replica}
         title={`Replica ${replica}${explanation?.nodeId ? ` on ${explanation.nodeId}` : ""}`}
       />
       <LogPanel api={api} id={id} console={false} />

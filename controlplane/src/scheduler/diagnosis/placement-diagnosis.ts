@@ -1,5 +1,6 @@
 import type { ResourceExhaustion } from "../framework/plugin.js";
 import type { ReasonCode } from "../framework/reasons.js";
+import type { NodeVerdict } from "./node-verdicts.js";
 
 /** How many nodes one filter rejected for one reason. A node failing several filters counts under each. */
 export interface FilterCount {
@@ -54,6 +55,11 @@ export interface PlacementDiagnosis {
   /** ISO-8601 time of the decision. */
   readonly decidedAt: string;
   readonly message: string;
+  /**
+   * What the filters said on some of the nodes, at the decision: at most 64 (`MAX_NODE_VERDICTS`),
+   * the scored feasible nodes first (candidates best first), then refused nodes in slot order.
+   */
+  readonly nodes: readonly NodeVerdict[];
 }
 
 /** Orders filter counts as diagnoses list them: most nodes first, then by reason code, then plugin. */

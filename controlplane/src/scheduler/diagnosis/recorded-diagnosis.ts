@@ -2,6 +2,7 @@ import type { ResourceExhaustion } from "../framework/plugin.js";
 import type { ReasonCode } from "../framework/reasons.js";
 import { dimensions, dimensionUnit } from "../model/resources.js";
 import { renderDiagnosisMessage } from "./diagnosis-message.js";
+import { type NodeVerdict, PackedVerdicts } from "./node-verdicts.js";
 import type { Candidate, FilterCount, PlacementDiagnosis, ScoreEntry } from "./placement-diagnosis.js";
 
 /** A (plugin, reason) pair of the pipeline, by count slot. Shared by every diagnosis. */
@@ -40,6 +41,8 @@ export class RecordedDiagnosis implements PlacementDiagnosis {
     private readonly subjects: readonly (string | undefined)[],
     private readonly scorers: readonly ScorerInfo[],
     private readonly decidedAtMs: number,
+    /** The recorded nodes (at most 64 (`MAX_NODE_VERDICTS`)). */
+    private readonly verdicts: PackedVerdicts = PackedVerdicts.empty,
   ) {}
 
   /**
@@ -130,6 +133,10 @@ export class RecordedDiagnosis implements PlacementDiagnosis {
     });
   }
 
+  get nodes(): NodeVerdict[] {
+    return this.verdicts.unpack(this.slots);
+  }
+
   get message(): string {
     return renderDiagnosisMessage(this);
   }
@@ -149,6 +156,7 @@ export class RecordedDiagnosis implements PlacementDiagnosis {
       this.subjects,
       this.scorers,
       this.decidedAtMs,
+      this.verdicts,
     );
   }
 
@@ -167,6 +175,7 @@ export class RecordedDiagnosis implements PlacementDiagnosis {
       winner: this.winner,
       decidedAt: this.decidedAt,
       message: this.message,
+      nodes: this.nodes,
     };
   }
 }

@@ -1,3 +1,4 @@
+import { type FilterFailure, PackedVerdicts } from "../diagnosis/node-verdicts.js";
 import { type ReasonSlotInfo, RecordedDiagnosis, type ScorerInfo } from "../diagnosis/recorded-diagnosis.js";
 import type { CompiledRequest } from "./compiled-request.js";
 import type { Pipeline } from "./pipeline.js";
@@ -22,6 +23,8 @@ export interface CycleOutcome {
   readonly scorers: readonly WeightedScorer[];
   readonly scorerCount: number;
   readonly decidedAtMs: number;
+  /** The nodes to record, with every filter each failed (empty: feasible). */
+  readonly verdicts: readonly { nodeId: string; failures: readonly FilterFailure[] }[];
 }
 
 /**
@@ -38,12 +41,17 @@ export class DiagnosisRecorder {
   private readonly scorerBit = new Map<WeightedScorer, number>();
   /** Scratch: the reason slots with a count, in diagnosis order. */
   private readonly order: Int32Array;
+  /** Reason slot by "plugin reason". */
+  private readonly slotByName = new Map<string, number>();
 
   constructor(private readonly pipeline: Pipeline) {
     pipeline.scorers.forEach((s, i) => {
       this.scorerBit.set(s, 2 ** i);
     });
     this.slots = pipeline.reasonSlots.map((s) => ({ plugin: s.filter.name, reason: s.reason }));
+    this.slots.forEach((s, i) => {
+      this.slotByName.set(`${s.plugin} ${s.reason}`, i);
+    });
     const order = this.slots.map((_, i) => i);
     order.sort((a, b) => {
       const x = this.slots[a]!;
@@ -91,6 +99,7 @@ export class DiagnosisRecorder {
       this.subjectsOf(o.request),
       this.scorerList(o.scorers, o.scorerCount),
       o.decidedAtMs,
+      PackedVerdicts.pack(o.verdicts, (plugin, reason) => this.slotByName.get(`${plugin} ${reason}`) ?? 0),
     );
   }
 

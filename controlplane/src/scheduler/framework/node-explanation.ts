@@ -1,9 +1,10 @@
 import type { ScoreEntry } from "../diagnosis/placement-diagnosis.js";
 import type { NodeEntry } from "../snapshot/node-entry.js";
 import type { CompiledRequest } from "./compiled-request.js";
+import type { Pipeline } from "./pipeline.js";
 import type { FilterDetail } from "./plugin.js";
 import type { ReasonCode } from "./reasons.js";
-import type { SchedulingCycle } from "./scheduling-cycle.js";
+import type { CycleSetup, SchedulingCycle } from "./scheduling-cycle.js";
 
 /** One failed filter on one node, with its numbers. */
 export interface FilterStatus {
@@ -42,27 +43,13 @@ export function explainNodes(
   replica: number,
   entries: readonly NodeEntry[],
 ): NodeExplanation[] {
-  const { cycle, masks, active } = runner.begin(request, replica);
-  const statics = runner.pipeline.staticFilters;
+  const setup = runner.begin(request, replica);
+  const { cycle } = setup;
   const scorers = runner.pipeline.scorers.filter(({ scorer }) => scorer.prepare(cycle));
   const slots = new Int32Array(1);
   const out = new Float64Array(1);
   return entries.map((entry) => {
-    const statuses: FilterStatus[] = [];
-    statics.forEach(({ filter }, f) => {
-      for (const bit of bits(masks[entry.cls.id * statics.length + f]!)) {
-        const subject = filter.subject?.(request, bit);
-        statuses.push({ plugin: filter.name, reason: filter.reasons[bit]!, detail: subject ? { subject } : {} });
-      }
-    });
-    for (let f = 0; f < active.nodeFilterCount; f++) {
-      const { filter } = active.nodeFilters[f]!;
-      for (const bit of bits(filter.check(cycle, entry.slot))) {
-        const subject = filter.subject?.(request, bit);
-        const detail = filter.detail?.(cycle, entry.slot, bit) ?? (subject ? { subject } : {});
-        statuses.push({ plugin: filter.name, reason: filter.reasons[bit]!, detail });
-      }
-    }
+    const statuses = failingFilters(runner.pipeline, setup, entry);
     const feasible = statuses.length === 0;
     const scores: ScoreEntry[] = [];
     if (feasible) {
@@ -74,4 +61,31 @@ export function explainNodes(
     }
     return { nodeId: entry.id, workloadId: request.workloadId, replica, feasible, statuses, scores };
   });
+}
+
+/**
+ * Every filter `entry` fails in the cycle `setup` (after {@link SchedulingCycle.begin}), in pipeline
+ * order, with the sidecar numbers: the static verdicts cached for its class, then every active node
+ * filter's `check`. Decisions use it for the nodes their diagnosis records; explanations for theirs.
+ */
+export function failingFilters(pipeline: Pipeline, setup: CycleSetup, entry: NodeEntry): FilterStatus[] {
+  const { cycle, masks, active } = setup;
+  const request = cycle.request;
+  const statics = pipeline.staticFilters;
+  const statuses: FilterStatus[] = [];
+  statics.forEach(({ filter }, f) => {
+    for (const bit of bits(masks[entry.cls.id * statics.length + f]!)) {
+      const subject = filter.subject?.(request, bit);
+      statuses.push({ plugin: filter.name, reason: filter.reasons[bit]!, detail: subject ? { subject } : {} });
+    }
+  });
+  for (let f = 0; f < active.nodeFilterCount; f++) {
+    const { filter } = active.nodeFilters[f]!;
+    for (const bit of bits(filter.check(cycle, entry.slot))) {
+      const subject = filter.subject?.(request, bit);
+      const detail = filter.detail?.(cycle, entry.slot, bit) ?? (subject ? { subject } : {});
+      statuses.push({ plugin: filter.name, reason: filter.reasons[bit]!, detail });
+    }
+  }
+  return statuses;
 }

@@ -1,3 +1,4 @@
+import { type FilterFailure, MAX_NODE_VERDICTS, MAX_RECORDED_FAILURES } from "../diagnosis/node-verdicts.js";
 import type { RecordedDiagnosis } from "../diagnosis/recorded-diagnosis.js";
 import type { ClusterSnapshot } from "../snapshot/cluster-snapshot.js";
 import { clearBit, collectFrom, popcount, wordsFor } from "../snapshot/node-bitset.js";
@@ -5,6 +6,7 @@ import type { NodeEntry } from "../snapshot/node-entry.js";
 import type { WorkloadRecord } from "../snapshot/workload-index.js";
 import type { CompiledRequest } from "./compiled-request.js";
 import { DiagnosisRecorder } from "./diagnosis-recorder.js";
+import { failingFilters } from "./node-explanation.js";
 import type { Pipeline } from "./pipeline.js";
 import type { Cycle, NodeFilter, RejectSink, ResourceExhaustion, WeightedScorer } from "./plugin.js";
 import { nodesToScore, type SamplingOptions, sampleStart } from "./sampling.js";
@@ -171,7 +173,8 @@ export class SchedulingCycle {
 
   /** Decides where replica `replica` of `request` goes now, with its diagnosis. */
   decide(request: CompiledRequest, replica: number): Decision {
-    const { cycle, okBits, active } = this.begin(request, replica);
+    const setup = this.begin(request, replica);
+    const { cycle, okBits, active } = setup;
     const snapshot = this.snapshot;
     const n = snapshot.nodeCount;
     this.startFeasible(okBits, n);
@@ -188,11 +191,13 @@ export class SchedulingCycle {
     candidateNumbers.length = 0;
     let winner: NodeEntry | undefined;
     let scored = 0;
+    let kept = 0;
     if (nf > 0) {
       scored = nodesToScore(n, nf, this.options.sampling);
       const start = sampleStart(this.options.seed, request.idHash, replica, n);
       collectFrom(this.sink.feasible, n, start, scored, this.window);
       const k = this.score(cycle, scored);
+      kept = k;
       const weightSum = this.weightSum;
       for (let t = 0; t < k; t++) {
         const j = this.topIndex[t]!;
@@ -217,8 +222,52 @@ export class SchedulingCycle {
       scorers: active.scorers,
       scorerCount: active.scorerCount,
       decidedAtMs: this.options.clock(),
+      verdicts: this.nodeVerdicts(setup, scored, kept),
     });
     return { diagnosis, winner };
+  }
+
+  /**
+   * The nodes a diagnosis records (at most {@link MAX_NODE_VERDICTS}): the candidates best first,
+   * the rest of the scored window in window order, then refused nodes in slot order, each whole
+   * with every filter it fails, while the failures stay within {@link MAX_RECORDED_FAILURES}.
+   * Bounded work: the refused nodes are found by scanning the feasible bitset, and only the
+   * recorded ones are checked filter by filter.
+   */
+  private nodeVerdicts(
+    setup: CycleSetup,
+    scored: number,
+    kept: number,
+  ): { nodeId: string; failures: readonly FilterFailure[] }[] {
+    const snapshot = this.snapshot;
+    const out: { nodeId: string; failures: readonly FilterFailure[] }[] = [];
+    const noFailures: readonly FilterFailure[] = [];
+    const top = this.topIndex;
+    for (let t = 0; t < kept && out.length < MAX_NODE_VERDICTS; t++)
+      out.push({ nodeId: snapshot.entryAt(this.window[top[t]!]!).id, failures: noFailures });
+    for (let j = 0; j < scored && out.length < MAX_NODE_VERDICTS; j++) {
+      let candidate = false;
+      for (let t = 0; t < kept; t++) if (top[t] === j) candidate = true;
+      if (!candidate) out.push({ nodeId: snapshot.entryAt(this.window[j]!).id, failures: noFailures });
+    }
+    const n = snapshot.nodeCount;
+    const feasible = this.sink.feasible;
+    let failureCount = 0;
+    for (let w = 0; w < this.sink.words && out.length < MAX_NODE_VERDICTS; w++) {
+      let refused = ~feasible[w]! >>> 0;
+      while (refused !== 0 && out.length < MAX_NODE_VERDICTS) {
+        const bit = 31 - Math.clz32(refused & -refused);
+        refused = (refused & ~(1 << bit)) >>> 0;
+        const slot = w * 32 + bit;
+        if (slot >= n) break;
+        const entry = snapshot.entryAt(slot);
+        const failures = failingFilters(this.pipeline, setup, entry);
+        failureCount += failures.length;
+        if (failureCount > MAX_RECORDED_FAILURES) return out;
+        out.push({ nodeId: entry.id, failures });
+      }
+    }
+    return out;
   }
 
   /** Starts the feasible set as the nodes whose class passes the static filters. */

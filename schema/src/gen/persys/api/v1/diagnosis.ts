@@ -74,7 +74,40 @@ export interface PlacementDiagnosis {
    * free 1536 MiB), 5 missing capability kvm."
    */
   message: string;
-  decidedAt?: Date | undefined;
+  decidedAt?:
+    | Date
+    | undefined;
+  /**
+   * What the scheduler saw on some of the nodes, at the moment of the decision: per node, whether it
+   * passed every filter and every filter it failed, with the numbers. Bounded so that a diagnosis stays
+   * small (they are stored as the latest decision of every replica): at most 64 nodes — the feasible
+   * nodes that were scored first, best total first (so the winner and the other candidates lead), then
+   * refused nodes in the scheduler's node order, until 64. On a larger cluster the other nodes are
+   * only in `filter_counts`, which always cover every node.
+   */
+  nodes: NodeVerdict[];
+}
+
+/** One node's outcome in one decision, as the scheduler's filters decided it. */
+export interface NodeVerdict {
+  nodeId: string;
+  /** Passed every filter (then `failures` is empty). */
+  feasible: boolean;
+  /** Every filter the node failed (not only the first), in pipeline order. */
+  failures: FilterFailure[];
+}
+
+/** One filter that refused one node. */
+export interface FilterFailure {
+  /** Filter plugin name, e.g. "resources-fit". */
+  plugin: string;
+  /** The fixed reason code, e.g. "INSUFFICIENT_MEMORY". */
+  reason: string;
+  /**
+   * The numbers or facts behind it, for people: "need 512 MiB, free 256 MiB of 8192 MiB",
+   * "kvm", "tcp/8080". Empty when the reason says it all.
+   */
+  detail: string;
 }
 
 export interface FilterCount {
@@ -124,6 +157,7 @@ function createBasePlacementDiagnosis(): PlacementDiagnosis {
     winnerNodeId: "",
     message: "",
     decidedAt: undefined,
+    nodes: [],
   };
 }
 
@@ -155,6 +189,9 @@ export const PlacementDiagnosis: MessageFns<PlacementDiagnosis> = {
     }
     if (message.decidedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.decidedAt), writer.uint32(74).fork()).join();
+    }
+    for (const v of message.nodes) {
+      NodeVerdict.encode(v!, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -244,6 +281,14 @@ export const PlacementDiagnosis: MessageFns<PlacementDiagnosis> = {
             message.decidedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.nodes.push(NodeVerdict.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -295,6 +340,9 @@ export const PlacementDiagnosis: MessageFns<PlacementDiagnosis> = {
         : isSet(object.decided_at)
         ? fromJsonTimestamp(object.decided_at)
         : undefined,
+      nodes: globalThis.Array.isArray(object?.nodes)
+        ? object.nodes.map((e: any) => NodeVerdict.fromJSON(e))
+        : [],
     };
   },
 
@@ -327,6 +375,9 @@ export const PlacementDiagnosis: MessageFns<PlacementDiagnosis> = {
     if (message.decidedAt !== undefined) {
       obj.decidedAt = message.decidedAt.toISOString();
     }
+    if (message.nodes?.length) {
+      obj.nodes = message.nodes.map((e) => NodeVerdict.toJSON(e));
+    }
     return obj;
   },
 
@@ -344,6 +395,215 @@ export const PlacementDiagnosis: MessageFns<PlacementDiagnosis> = {
     message.winnerNodeId = object.winnerNodeId ?? "";
     message.message = object.message ?? "";
     message.decidedAt = object.decidedAt ?? undefined;
+    message.nodes = object.nodes?.map((e) => NodeVerdict.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNodeVerdict(): NodeVerdict {
+  return { nodeId: "", feasible: false, failures: [] };
+}
+
+export const NodeVerdict: MessageFns<NodeVerdict> = {
+  encode(message: NodeVerdict, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.nodeId !== "") {
+      writer.uint32(10).string(message.nodeId);
+    }
+    if (message.feasible !== false) {
+      writer.uint32(16).bool(message.feasible);
+    }
+    for (const v of message.failures) {
+      FilterFailure.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NodeVerdict {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNodeVerdict();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.nodeId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.feasible = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.failures.push(FilterFailure.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NodeVerdict {
+    return {
+      nodeId: isSet(object.nodeId)
+        ? globalThis.String(object.nodeId)
+        : isSet(object.node_id)
+        ? globalThis.String(object.node_id)
+        : "",
+      feasible: isSet(object.feasible) ? globalThis.Boolean(object.feasible) : false,
+      failures: globalThis.Array.isArray(object?.failures)
+        ? object.failures.map((e: any) => FilterFailure.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: NodeVerdict): unknown {
+    const obj: any = {};
+    if (message.nodeId !== "") {
+      obj.nodeId = message.nodeId;
+    }
+    if (message.feasible !== false) {
+      obj.feasible = message.feasible;
+    }
+    if (message.failures?.length) {
+      obj.failures = message.failures.map((e) => FilterFailure.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<NodeVerdict>): NodeVerdict {
+    return NodeVerdict.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<NodeVerdict>): NodeVerdict {
+    const message = createBaseNodeVerdict();
+    message.nodeId = object.nodeId ?? "";
+    message.feasible = object.feasible ?? false;
+    message.failures = object.failures?.map((e) => FilterFailure.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFilterFailure(): FilterFailure {
+  return { plugin: "", reason: "", detail: "" };
+}
+
+export const FilterFailure: MessageFns<FilterFailure> = {
+  encode(message: FilterFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plugin !== "") {
+      writer.uint32(10).string(message.plugin);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.detail !== "") {
+      writer.uint32(26).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FilterFailure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFilterFailure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plugin = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FilterFailure {
+    return {
+      plugin: isSet(object.plugin) ? globalThis.String(object.plugin) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: FilterFailure): unknown {
+    const obj: any = {};
+    if (message.plugin !== "") {
+      obj.plugin = message.plugin;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<FilterFailure>): FilterFailure {
+    return FilterFailure.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<FilterFailure>): FilterFailure {
+    const message = createBaseFilterFailure();
+    message.plugin = object.plugin ?? "";
+    message.reason = object.reason ?? "";
+    message.detail = object.detail ?? "";
     return message;
   },
 };
