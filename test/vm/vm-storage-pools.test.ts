@@ -47,7 +47,8 @@ describe("VM disks in libvirt storage pools (fast guest)", () => {
   it("imports the base once, makes overlays and data disks as volumes, and deletes them (base kept)", {
     timeout: 420_000,
   }, async () => {
-    h = await startVmHarness();
+    // Two 1-vCPU VMs reserve 1000m each; a 2-core machine has only 1900m allocatable by default.
+    h = await startVmHarness({ "resources-capacity-cpu-millicores": "4000" });
     const pools = testPools(h.agent.nodeId);
     const image = await registerFastGuest(h.storageDir, "pooled", "console=ttyS0 panic=-1 quiet persys.mode=idle");
     const source = join(image, "disk.qcow2");
