@@ -1,9 +1,10 @@
 import { X509Certificate } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { invalid, ReloadableCertificates, type TlsMaterial } from "@persys/schema";
 import type { Logger } from "pino";
 import type { AgentConfig } from "../config/agent-config.js";
+import { writeAtomic } from "./join-cluster.js";
 
 /** Where the agent's certificate, key and the cluster CA live (defaults under `<stateDir>/tls`). */
 export function agentTlsPaths(config: AgentConfig): { certFile: string; keyFile: string; caFile: string; dir: string } {
@@ -49,12 +50,6 @@ export interface AgentTlsOptions {
   readonly reloadMs?: number;
 }
 
-function writeAtomic(path: string, data: string, mode: number): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, data, { mode });
-  renameSync(temp, path);
-}
-
 /** Whether less than a third of the certificate's lifetime is left. */
 function renewalDue(certPem: string, now = Date.now()): boolean {
   const cert = new X509Certificate(certPem);
@@ -94,10 +89,10 @@ export async function loadAgentTls(
     if (renew && !renewing && renewalDue(certificates.current.certPem)) {
       renewing = true;
       renew(paths)
-        .then((next) => {
-          writeAtomic(paths.keyFile, next.keyPem, 0o600);
-          writeAtomic(paths.caFile, next.caPem, 0o644);
-          writeAtomic(paths.certFile, next.certPem, 0o644);
+        .then(async (next) => {
+          await writeAtomic(paths.keyFile, next.keyPem, 0o600);
+          await writeAtomic(paths.caFile, next.caPem, 0o644);
+          await writeAtomic(paths.certFile, next.certPem, 0o644);
           logger.info({ certFile: paths.certFile }, "node certificate renewed");
         })
         .catch((error) => logger.warn({ err: String(error) }, "node certificate renewal failed; retrying"))

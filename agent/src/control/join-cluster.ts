@@ -333,7 +333,8 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-async function writeAtomic(path: string, text: string, mode: number): Promise<void> {
+/** Writes `text` to `path` through a temporary file and a rename (readers see the old or the new file). */
+export async function writeAtomic(path: string, text: string, mode: number): Promise<void> {
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, text, { mode });
   await chmod(temp, mode);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { defaultConfigPath, saveContext, useContext } from "@persys/schema";
 import type { ApiTokenStore } from "../auth/api-tokens.js";
 import type { CertificateIssuer } from "../pki/certificate-issuer.js";
+import { renewalTime } from "../pki/certificate-rotation.js";
 import { KEY_DIR_MODE, KEY_FILE_MODE, writeFileAtomic } from "../pki/private-file.js";
 
 function privateDir(dir: string): void {
@@ -28,9 +29,7 @@ function fresh(certFile: string): boolean {
   if (!existsSync(certFile)) return false;
   try {
     const cert = new X509Certificate(readFileSync(certFile));
-    const from = Date.parse(cert.validFrom);
-    const to = Date.parse(cert.validTo);
-    return Date.now() < to - (to - from) / 3;
+    return Date.now() < renewalTime({ notBefore: new Date(cert.validFrom), notAfter: new Date(cert.validTo) }, 1 / 3);
   } catch {
     return false;
   }

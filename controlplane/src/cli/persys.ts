@@ -5,6 +5,7 @@ import { configLeaves, PersysError } from "@persys/schema";
 import { Command } from "commander";
 import { loadServerConfig, serverConfigSchema } from "../config/server-config.js";
 import { PERSYS_VERSION } from "../server/control-plane.js";
+import { fail } from "./cli-failure.js";
 import { DOCKER_SOCKET, defaultNodeId, dockerAnswers, type LocalAgent, startLocalAgent } from "./local-agent.js";
 import { prepareLocalCredentials } from "./local-credentials.js";
 import { registerPkiCommands } from "./pki-commands.js";
@@ -14,14 +15,6 @@ const program = new Command("persys")
   .description("Persys Compute control plane")
   .version(PERSYS_VERSION)
   .showHelpAfterError();
-
-function fail(error: unknown): never {
-  if (error instanceof PersysError) {
-    console.error(`persys: ${error.message}`);
-    for (const d of error.details) console.error(`  ${d.path}: ${d.reason}`);
-  } else console.error(`persys: ${(error as Error).stack ?? String(error)}`);
-  process.exit(1);
-}
 
 function stopOnSignals(close: () => Promise<void>): void {
   let stopping = false;

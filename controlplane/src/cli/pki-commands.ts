@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import { CA_CERT_FILE, ClusterCa, type IssuedCertificate } from "../pki/cluster-ca.js";
 import { isUserRole, USER_ROLES, type UserRole } from "../pki/principal.js";
 import { CERT_FILE_MODE, KEY_DIR_MODE, KEY_FILE_MODE, writeFileAtomic } from "../pki/private-file.js";
+import { fail } from "./cli-failure.js";
 
 /** Where the data dir keeps the cluster CA (as the server's TLS setup does). */
 export const pkiDirOf = (dataDir: string) => join(dataDir, "pki");
@@ -105,14 +106,6 @@ export async function issueUserFromDataDir(
     clientKey: files.keyPath,
   });
   return { ...files, notAfter: issued.notAfter, contextSaved: options.context, configPath };
-}
-
-function fail(error: unknown): never {
-  if (error instanceof PersysError) {
-    console.error(`persys: ${error.message}`);
-    for (const d of error.details) console.error(`  ${d.path}: ${d.reason}`);
-  } else console.error(`persys: ${(error as Error).stack ?? String(error)}`);
-  process.exit(1);
 }
 
 /** Adds `persys pki ca` and `persys pki user` to the `persys` program. */

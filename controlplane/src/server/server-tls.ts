@@ -86,7 +86,7 @@ export async function setupServerTls(config: ServerConfig, logger: Logger, vault
   let clusterCa: ClusterCa | undefined;
   if (s.issuer === "vault") {
     if (!vault) throw new PersysError("INVALID_CONFIG", "security.issuer vault needs vault.address");
-    ca = await VaultIssuer.start(vault, config.vault.pkiRolePrefix);
+    ca = new VaultIssuer(vault, config.vault.pkiRolePrefix);
     logger.info({ role: `${config.vault.pkiRolePrefix}control-plane` }, "certificates are issued by Vault PKI");
   } else {
     clusterCa = await ClusterCa.loadOrCreate(pkiDir, { leafValidity: { serverMs: validityMs, agentMs: validityMs } });

@@ -17,20 +17,17 @@ import type { VaultClient } from "./vault-client.js";
  * `organization=<role>` and `allow_any_name` (or names matching CN conventions). See docs/security.md.
  */
 export class VaultIssuer implements CertificateIssuer {
-  private constructor(
+  /** The CA learnt from issuing (Vault returns its issuing CA with each certificate); empty before. */
+  private ca = "";
+
+  constructor(
     private readonly vault: Pick<VaultClient, "issueCertificate">,
     private readonly rolePrefix: string,
-    private ca: string,
   ) {}
 
   /** The CA learnt from the first issued certificate (Vault returns its issuing CA with each). */
   get certPem(): string {
     return this.ca;
-  }
-
-  /** The issuer; its CA is known once something is issued (the server's certificate, first). */
-  static async start(vault: Pick<VaultClient, "issueCertificate">, rolePrefix: string): Promise<VaultIssuer> {
-    return new VaultIssuer(vault, rolePrefix, "");
   }
 
   private async issue(
