@@ -35,6 +35,7 @@ export {
   errorRegistry,
   type FieldViolation,
   isErrorCode,
+  MAX_APPLY_WORKLOADS,
   MAX_SECRET_BYTES,
   PersysError,
   secretKeyProblem,

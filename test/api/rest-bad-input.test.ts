@@ -44,6 +44,7 @@ const otherBodies: Partial<Record<V1Route["rpc"], unknown>> = {
   joinNode: { joinToken: "abcdef.0123456789abcdef" },
   issueUserCertificate: { role: "viewer" },
   moveReplica: {},
+  applyWorkloads: { workloads: [workloadJson] },
 };
 
 function validBody(route: V1Route): unknown {

@@ -83,6 +83,14 @@ const cases: readonly Case[] = [
     status: 409,
   },
   {
+    name: "apply many passes every workload",
+    method: "POST",
+    url: "/v1/workloads",
+    body: { workloads: [api.Workload.toJSON(sampleWorkload("api")), api.Workload.toJSON(sampleWorkload("db"))] },
+    rpc: "applyWorkloads",
+    request: { workloads: [sampleWorkload("api"), sampleWorkload("db")] },
+  },
+  {
     name: "get with a view",
     method: "GET",
     url: "/v1/workloads/web?view=WORKLOAD_VIEW_BASIC",

@@ -3,18 +3,18 @@
  *
  *   npm run bench:controlplane -- --nodes 5000 --workloads 20000 [--etcd URL] [--concurrency 64] [--idle-seconds 60]
  *
- * The simulated agents run in a child process. Submits workloads through the public gRPC API, measures when each one's assignment is durable in
- * etcd (watched with a separate client), then lets the cluster idle with every node heartbeating and
- * counts etcd writes. Prints one JSON object.
+ * This process is the control plane alone: the simulated agents run in one child process
+ * (sim-fleet-child.ts), the user in another (bench-client-child.ts), which submits workloads through the
+ * public gRPC API and measures when each one's assignment is durable in etcd (watched with its own
+ * client). Then the cluster idles with every node heartbeating and the etcd writes are counted. Prints
+ * one JSON object, with the CPU time each process spent per placement.
  */
 import { fork } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { credentials, type ServiceError } from "@grpc/grpc-js";
-import { loadServerConfig, openStateStore } from "@persys/controlplane";
-import { api } from "@persys/schema";
+import { loadServerConfig } from "@persys/controlplane";
 import pino from "pino";
 import { runServer } from "../../controlplane/src/cli/run-server.js";
 
@@ -24,6 +24,7 @@ const { values: flags } = parseArgs({
     workloads: { type: "string", default: "20000" },
     etcd: { type: "string", default: process.env.PERSYS_TEST_ETCD_ENDPOINTS ?? "http://127.0.0.1:2379" },
     concurrency: { type: "string", default: "64" },
+    batch: { type: "string", default: "1" },
     "idle-seconds": { type: "string", default: "60" },
     "heartbeat-ms": { type: "string", default: "10000" },
   },
@@ -58,131 +59,134 @@ async function main() {
   });
   const server = await runServer(config, { logger: pino({ level: "error" }) });
   await server.controlPlane.whenLeader();
-  const fleet = await startFleetProcess({
+  const fleet = await startChild("sim-fleet-child.ts", {
     controlPlane: server.grpcAddress,
     nodes: nodeCount,
     heartbeatIntervalMs: Number(flags["heartbeat-ms"]),
   });
   await new Promise((r) => setTimeout(r, 1_000));
 
-  // Durable assignments, seen by a separate etcd client.
-  const observer = await openStateStore({ kind: "etcd", endpoints, prefix });
-  const placedAt = new Map<string, number>();
-  const assignments = `assignments/`;
-  const watch = await observer.watch(assignments, {
-    onEvents: (batch) => {
-      const now = performance.now();
-      for (const e of batch.events) {
-        if (e.type !== "put") continue;
-        const id = e.key.slice(assignments.length).split("/")[0]!;
-        if (!placedAt.has(id)) placedAt.set(id, now);
-      }
-    },
+  const clientProcess = await startChild("bench-client-child.ts", {
+    address: server.grpcAddress,
+    endpoints,
+    prefix,
+    workloads: workloadCount,
+    concurrency,
+    batch: Number(flags.batch),
   });
-  // Writes under this run's prefix only (the etcd revision is global: other clients would count).
-  const revisionsSeen = new Set<number>();
-  let keysByKind: Record<string, number> = {};
-  const everything = await observer.watch("", {
-    onEvents: (batch) => {
-      for (const e of batch.events) {
-        revisionsSeen.add(e.revision);
-        const kind = e.key.split("/")[0]!;
-        keysByKind[kind] = (keysByKind[kind] ?? 0) + 1;
-      }
-    },
-  });
-  const writesSoFar = async () => {
-    await new Promise((r) => setTimeout(r, 500)); // the watch trails the store slightly
-    return { count: revisionsSeen.size };
-  };
+  const writesSoFar = (reset = false) =>
+    clientProcess.ask<{ count: number; byKind: Record<string, number> }>({ type: "writes", reset }, "writes");
 
-  const client = new api.WorkloadServiceClient(server.grpcAddress, credentials.createInsecure());
-  const apply = (w: api.Workload) =>
-    new Promise<void>((resolve, reject) =>
-      client.applyWorkload({ workload: w }, (error: ServiceError | null) => (error ? reject(error) : resolve())),
-    );
-  const submittedAt = new Map<string, number>();
-  let next = 0;
-  let failures = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < workloadCount) {
-        const i = next++;
-        const id = `bench-${i}`;
-        const workload = api.Workload.fromPartial({
-          id,
-          kind: api.WorkloadKind.WORKLOAD_KIND_CONTAINER,
-          resources: { cpuMillicores: 50 + (i % 4) * 25, memoryMib: 32 + (i % 8) * 16 },
-          labels: { app: `a${i % 50}` },
-          spec: { $case: "container", value: api.ContainerSpec.fromPartial({ image: "persys-test/web:1" }) },
-        });
-        submittedAt.set(id, performance.now());
-        await apply(workload).catch(() => failures++);
-      }
-    }),
-  );
-  const submitSeconds = (performance.now() - t0) / 1000;
-  const deadline = Date.now() + 600_000;
-  while (placedAt.size < workloadCount - failures && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 100));
-  const lastPlaced = Math.max(...placedAt.values());
-  const placeSeconds = (lastPlaced - t0) / 1000;
-  const latencies = [...placedAt].map(([id, at]) => at - (submittedAt.get(id) ?? at)).sort((a, b) => a - b);
+  const etcdPid = etcdProcessOf(endpoints[0]!);
+  const cpu0 = process.cpuUsage();
+  const etcdCpu0 = etcdPid ? cpuMsOfProcess(etcdPid) : 0;
+  const fleetCpu0 = (await fleet.ask<{ stats: FleetStats }>({ type: "stats" }, "stats")).stats.cpuMs;
+  const run = await clientProcess.ask<{
+    t0: number;
+    submitSeconds: number;
+    lastPlacedAt: number;
+    placed: number;
+    failures: number;
+    latencies: number[];
+    clientCpuMs: number;
+  }>({ type: "submit" }, "placed");
+  const serverCpu = process.cpuUsage(cpu0);
+  const etcdCpuMs = etcdPid ? cpuMsOfProcess(etcdPid) - etcdCpu0 : undefined;
+  const fleetCpuMs = (await fleet.ask<{ stats: FleetStats }>({ type: "stats" }, "stats")).stats.cpuMs - fleetCpu0;
+  const placeSeconds = (run.lastPlacedAt - run.t0) / 1000;
+  const latencies = run.latencies.sort((a, b) => a - b);
   const afterPlacement = (await writesSoFar()).count;
+  const perPlacement = (ms: number | undefined) =>
+    ms === undefined ? undefined : Number((ms / Math.max(1, run.placed)).toFixed(3));
 
   // Steady state: every node keeps heartbeating, nothing changes. Replicas report RUNNING with their
   // next heartbeat after placement, so the idle window starts once one more heartbeat round is in.
   await server.controlPlane.settled();
   await new Promise((r) => setTimeout(r, Number(flags["heartbeat-ms"]) * 1.5));
   await server.controlPlane.settled();
-  const idleStart = (await writesSoFar()).count;
-  keysByKind = {};
+  const idleStart = (await writesSoFar(true)).count;
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
-  const idleWrites = (await writesSoFar()).count - idleStart;
+  const idle = await writesSoFar();
+  const idleWrites = idle.count - idleStart;
 
-  const stats = await fleet.stats();
+  const stats = (await fleet.ask<{ stats: FleetStats }>({ type: "stats" }, "stats")).stats;
   console.log(
     JSON.stringify({
       nodes: nodeCount,
       workloads: workloadCount,
-      submitFailures: failures,
-      placed: placedAt.size,
-      submittedPerSecond: Math.round(workloadCount / submitSeconds),
-      placedPerSecond: Math.round(placedAt.size / placeSeconds),
+      batch: Number(flags.batch),
+      submitFailures: run.failures,
+      placed: run.placed,
+      submittedPerSecond: Math.round(workloadCount / run.submitSeconds),
+      placedPerSecond: Math.round(run.placed / placeSeconds),
       submitToAssignmentP50Ms: Math.round(percentile(latencies, 50)),
       submitToAssignmentP99Ms: Math.round(percentile(latencies, 99)),
-      etcdWritesPerPlacement: Number((afterPlacement / Math.max(1, placedAt.size)).toFixed(2)),
+      etcdWritesPerPlacement: Number((afterPlacement / Math.max(1, run.placed)).toFixed(2)),
+      // CPU time per durable placement over the submit-to-last-assignment window, by process.
+      cpuMsPerPlacement: {
+        controlPlane: perPlacement((serverCpu.user + serverCpu.system) / 1000),
+        etcd: perPlacement(etcdCpuMs),
+        fleet: perPlacement(fleetCpuMs),
+        client: perPlacement(run.clientCpuMs),
+      },
       idleSeconds,
       idleEtcdWritesPerMinute: Math.round((idleWrites / idleSeconds) * 60),
-      idleKeysWrittenByKind: keysByKind,
+      idleKeysWrittenByKind: idle.byKind,
       heartbeatsDuringRun: stats.heartbeats,
       rssMiB: Math.round(process.memoryUsage().rss / 1024 / 1024),
+      loadAverage: loadavg()[0]!.toFixed(1),
     }),
   );
-  await watch.cancel();
-  await everything.cancel();
-  await observer.close();
-  client.close();
+  await clientProcess.close();
   await fleet.close();
   await server.close();
 }
 
-/** The simulated agents run in a child process (test/bench/sim-fleet-child.ts): only the control plane is measured here. */
-async function startFleetProcess(options: { controlPlane: string; nodes: number; heartbeatIntervalMs: number }) {
-  const child = fork(join(import.meta.dirname, "sim-fleet-child.ts"), [JSON.stringify(options)], {
+interface FleetStats {
+  heartbeats: number;
+  cpuMs: number;
+}
+
+/** The local etcd serving `endpoint` (its pid), found by its listen URL; undefined when not local. */
+function etcdProcessOf(endpoint: string): number | undefined {
+  const port = new URL(endpoint).port || "2379";
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (argv[0]?.endsWith("etcd") && argv.some((a) => a.includes(`:${port}`))) return Number(pid);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return undefined;
+}
+
+/** User plus system CPU of a process in ms, from /proc (clock ticks of 10 ms on Linux). */
+function cpuMsOfProcess(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A bench part in its own process (test/bench/<file>), answering IPC messages by type. */
+async function startChild(file: string, options: object) {
+  const child = fork(join(import.meta.dirname, file), [JSON.stringify(options)], {
     execArgv: ["--import", "tsx", "--conditions=development"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   await new Promise<void>((resolve, reject) => {
     child.once("message", () => resolve());
-    child.once("exit", (code) => reject(new Error(`the simulated fleet exited (${code}) before it was ready`)));
+    child.once("exit", (code) => reject(new Error(`${file} exited (${code}) before it was ready`)));
   });
   return {
-    stats: () =>
-      new Promise<{ heartbeats: number }>((resolve) => {
-        child.once("message", (m: { stats: { heartbeats: number } }) => resolve(m.stats));
-        child.send({ type: "stats" });
+    ask: <T>(message: object, answer: string) =>
+      new Promise<T>((resolve) => {
+        const onMessage = (m: { type: string }) => {
+          if (m.type !== answer) return;
+          child.off("message", onMessage);
+          resolve(m as T);
+        };
+        child.on("message", onMessage);
+        child.send(message);
       }),
     close: () =>
       new Promise<void>((resolve) => {

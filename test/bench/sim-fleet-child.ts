@@ -21,7 +21,9 @@ const fleet = await startFleet({
   nodeOptions: { promptReports: false },
 });
 process.on("message", (m: { type: string }) => {
-  if (m.type === "stats") process.send!({ type: "stats", stats: fleet.stats() });
+  if (m.type !== "stats") return;
+  const cpu = process.cpuUsage();
+  process.send!({ type: "stats", stats: { ...fleet.stats(), cpuMs: (cpu.user + cpu.system) / 1000 } });
 });
 process.on("disconnect", () => {
   void fleet.close().then(() => process.exit(0));

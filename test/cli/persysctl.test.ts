@@ -159,6 +159,22 @@ describe("plan and bad input", () => {
     expect(result.stderr).toContain(`${path}:5:11: replicas: must be an integer`);
   });
 
+  it("applies several documents in one call: a refused one names its file and document, and none is applied", async () => {
+    expect((await run(["apply", "-f", spec("kindy.yaml", "id: kindy\ncontainer: {image: x}\n")])).code).toBe(0);
+    const path = spec(
+      "two.yaml",
+      "id: fresh-a\ncontainer: {image: x}\n---\nid: kindy\ncompose: {inlineYaml: 'services: {web: {image: x}}'}\n",
+    );
+    const refused = await run(["apply", "-f", path]);
+    expect([refused.code, refused.stdout]).toEqual([1, ""]);
+    expect(refused.stderr).toContain(`${path}#2 (kindy) kind: is immutable`);
+    expect((await run(["get", "workload", "fresh-a"])).code).toBe(1);
+    const fixed = spec("two-fixed.yaml", "id: fresh-a\ncontainer: {image: x}\n---\nid: kindy\ncontainer: {image: x}\n");
+    const applied = await run(["apply", "-f", fixed]);
+    expect([applied.code, applied.stdout]).toEqual([0, "workload/fresh-a created\nworkload/kindy unchanged\n"]);
+    expect((await run(["delete", "fresh-a", "kindy"])).code).toBe(0);
+  });
+
   it("exits 1 for an unknown command or resource, and for a missing workload", async () => {
     expect((await run(["frobnicate"])).code).toBe(1);
     const resource = await run(["get", "pods"]);

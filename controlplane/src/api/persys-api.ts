@@ -24,6 +24,7 @@ export interface CallContext {
  */
 export interface PersysApi {
   applyWorkload(request: api.ApplyWorkloadRequest, ctx: CallContext): Promise<api.ApplyWorkloadResponse>;
+  applyWorkloads(request: api.ApplyWorkloadsRequest, ctx: CallContext): Promise<api.ApplyWorkloadsResponse>;
   getWorkload(request: api.GetWorkloadRequest, ctx: CallContext): Promise<api.GetWorkloadResponse>;
   listWorkloads(request: api.ListWorkloadsRequest, ctx: CallContext): Promise<api.ListWorkloadsResponse>;
   deleteWorkload(request: api.DeleteWorkloadRequest, ctx: CallContext): Promise<api.DeleteWorkloadResponse>;

@@ -27,6 +27,7 @@ const admin: MethodRule = { permission: "admin", audit: true };
 /** Every public API method's rule; the compiler insists that a new method is classified here. */
 export const PERSYS_API_RULES: Readonly<Record<keyof PersysApi, MethodRule>> = {
   applyWorkload: write,
+  applyWorkloads: write,
   getWorkload: read,
   listWorkloads: read,
   deleteWorkload: write,

@@ -54,7 +54,8 @@ function setup(options: { anonymous?: boolean } = {}) {
   const persys = authorizeApi(recordingCore(PERSYS_API_RULES, calls) as never, PERSYS_API_RULES, {
     ...deps,
     service: "persys.api.v1",
-    workloadOf: (m, r) => (m === "applyWorkload" ? (r as api.ApplyWorkloadRequest).workload : undefined),
+    workloadsOf: (m, r) =>
+      m === "applyWorkload" ? [{ workload: (r as api.ApplyWorkloadRequest).workload, path: "" }] : [],
   }) as unknown as Record<string, (r: unknown, c: CallContext) => Promise<unknown> | AsyncIterable<unknown>>;
   const agentControl = authorizeApi(recordingCore(AGENT_CONTROL_RULES, calls) as never, AGENT_CONTROL_RULES, {
     ...deps,

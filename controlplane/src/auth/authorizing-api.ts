@@ -12,8 +12,16 @@ export interface AuthorizationDeps {
   readonly specPolicy: SpecPolicy;
   /** Service name in audit records and messages, e.g. `persys.api.v1`. */
   readonly service: string;
-  /** The workload a request would apply, for the dangerous-spec policy. */
-  readonly workloadOf?: (method: string, request: unknown) => api.Workload | undefined;
+  /**
+   * The workloads a request would apply, for the dangerous-spec policy, each with the request path
+   * its fields are under (`""` for a single workload, `workloads[3]` in a batch).
+   */
+  readonly workloadsOf?: (method: string, request: unknown) => readonly AppliedWorkload[];
+}
+
+export interface AppliedWorkload {
+  readonly workload: api.Workload | undefined;
+  readonly path: string;
 }
 
 type AnyMethod = (request: unknown, ctx: CallContext) => unknown;
@@ -42,14 +50,14 @@ function deny(principal: Principal, method: string, permission: Permission, reas
 }
 
 /**
- * The workload a request would apply, or undefined when there is none or it cannot be read (a
- * malformed request: the core rejects it with its own typed, in-band answer).
+ * The workloads a request would apply; none when it cannot be read (a malformed request: the core
+ * rejects it with its own typed, in-band answer).
  */
-function workloadOrNone(deps: AuthorizationDeps, method: string, request: unknown): api.Workload | undefined {
+function workloadsOrNone(deps: AuthorizationDeps, method: string, request: unknown): readonly AppliedWorkload[] {
   try {
-    return deps.workloadOf?.(method, request);
+    return deps.workloadsOf?.(method, request) ?? [];
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -90,8 +98,8 @@ export function authorizeApi<T extends object>(
         principal = rule.permission === "public" ? undefined : await deps.authenticator.authenticate(ctx.credentials);
         if (principal) {
           check(principal, method, rule, scope);
-          const workload = workloadOrNone(deps, name, request);
-          if (workload) checkSpecPolicy(workload, principal, deps.specPolicy);
+          for (const { workload, path } of workloadsOrNone(deps, name, request))
+            checkSpecPolicy(workload, principal, deps.specPolicy, path);
         }
       } catch (error) {
         deps.audit?.record({ method, principal, requestId: ctx.requestId, ...scope, error });

@@ -82,18 +82,24 @@ function uses(workload: api.Workload, allowList: readonly string[]): Use[] {
 
 /**
  * Refuses a workload that uses a dangerous feature the caller's role may not use under the cluster
- * policy, naming every offending field at once. Nothing is applied when it throws.
+ * policy, naming every offending field at once (under `under`, e.g. `workloads[3]`, in a batch).
+ * Nothing is applied when it throws.
  *
  * Git compose stacks are not inspected here (the control plane does not fetch them).
  *
  * @throws PersysError PERMISSION_DENIED with one detail per offending field.
  */
-export function checkSpecPolicy(workload: api.Workload | undefined, caller: Principal, policy: SpecPolicy): void {
+export function checkSpecPolicy(
+  workload: api.Workload | undefined,
+  caller: Principal,
+  policy: SpecPolicy,
+  under = "",
+): void {
   if (!workload) return;
   const denied: FieldViolation[] = uses(workload, policy.hostPathAllowList)
     .filter((u) => !policy.roles[u.feature].includes(caller.role))
     .map((u) => ({
-      path: u.path,
+      path: under ? `${under}.${u.path}` : u.path,
       reason: `${u.what} is not allowed for role ${caller.role}${
         policy.roles[u.feature].length
           ? ` (cluster policy allows it for: ${policy.roles[u.feature].join(", ")})`

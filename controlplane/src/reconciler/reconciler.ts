@@ -9,11 +9,11 @@ import type { SchedulingView } from "../scheduling/scheduling-view.js";
 import { workloadsUsingSecret } from "../secrets/secret-references.js";
 import type { SecretResolver } from "../secrets/secret-resolver.js";
 import type { StateStore } from "../state/state-store.js";
+import { TxnBatcher } from "../state/txn-batcher.js";
 import type { AgentPool } from "./agent-pool.js";
 import { NodeLifecycle } from "./node-lifecycle.js";
 import { PushLimiter } from "./push-limiter.js";
 import { StrayCollector } from "./stray-collector.js";
-import { TxnBatcher } from "./txn-batcher.js";
 import { WorkQueue } from "./work-queue.js";
 import { WorkloadReconciler } from "./workload-reconciler.js";
 

@@ -112,14 +112,23 @@ export class ControlPlane {
     this.api = authorizeApi(apiImpl, PERSYS_API_RULES, {
       ...security,
       service: "persys.api.v1",
-      workloadOf: (method, request) =>
-        method === "applyWorkload" ? (request as api.ApplyWorkloadRequest).workload : undefined,
+      workloadsOf: (method, request) =>
+        method === "applyWorkload"
+          ? [{ workload: (request as api.ApplyWorkloadRequest).workload, path: "" }]
+          : method === "applyWorkloads"
+            ? (request as api.ApplyWorkloadsRequest).workloads.map((workload, i) => ({
+                workload,
+                path: `workloads[${i}]`,
+              }))
+            : [],
     });
     this.agentControl = authorizeApi<AgentControlApi>(agentControl, AGENT_CONTROL_RULES, {
       ...security,
       service: "persys.control.v1.AgentControl",
-      workloadOf: (method, request) =>
-        method === "applyWorkload" ? workloadFromControl(request as control.ApplyWorkloadRequest) : undefined,
+      workloadsOf: (method, request) =>
+        method === "applyWorkload"
+          ? [{ workload: workloadFromControl(request as control.ApplyWorkloadRequest), path: "" }]
+          : [],
     });
     this.health = {
       live: () => true,

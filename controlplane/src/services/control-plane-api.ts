@@ -37,6 +37,9 @@ export class ControlPlaneApi implements PersysApi {
   applyWorkload(request: api.ApplyWorkloadRequest, _ctx: CallContext) {
     return this.p.workloads.apply(request);
   }
+  applyWorkloads(request: api.ApplyWorkloadsRequest, _ctx: CallContext) {
+    return this.p.workloads.applyMany(request);
+  }
   async getWorkload(request: api.GetWorkloadRequest, _ctx: CallContext) {
     return this.p.workloads.get(request);
   }

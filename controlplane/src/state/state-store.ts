@@ -268,7 +268,7 @@ export interface StateStore {
   /** The lease's remaining TTL and keys, or `undefined` when it does not exist (expired or revoked). */
   leaseTimeToLive(lease: LeaseId): Promise<LeaseStatus | undefined>;
 
-  /** The current store revision. */
+  /** The current store revision, read linearizably (at least that of every write acknowledged before the call). */
   currentRevision(): Promise<Revision>;
 
   /**

@@ -1,12 +1,23 @@
-import { api, assertValidWorkload, invalid, PersysError, withDefaults, workloadRevision } from "@persys/schema";
+import {
+  api,
+  assertValidWorkload,
+  type FieldViolation,
+  invalid,
+  MAX_APPLY_WORKLOADS,
+  PersysError,
+  withDefaults,
+  workloadRevision,
+} from "@persys/schema";
 import type { ClusterState, Versioned } from "../cluster/cluster-state.js";
 import { composeWarnings } from "../cluster/compose-workload.js";
+import { ConsistentReads } from "../cluster/consistent-reads.js";
 import type { EventRecorder } from "../cluster/event-recorder.js";
 import type { ClusterKeys } from "../cluster/keys.js";
 import { encodeRecord, moveApplies, type WorkloadRecord, workloadOf } from "../cluster/records.js";
 import { apiDiagnosis } from "../cluster/scheduler-mapping.js";
 import type { SchedulingView } from "../scheduling/scheduling-view.js";
-import type { StateStore } from "../state/state-store.js";
+import type { Compare, StateStore } from "../state/state-store.js";
+import { type BatchItem, TxnBatcher } from "../state/txn-batcher.js";
 import { decodeJson } from "../state/value-codec.js";
 import { pageSize, pageToken, parseLabelSelector } from "./label-selector-query.js";
 import { replicaStatus, workloadView } from "./workload-view.js";
@@ -18,6 +29,17 @@ export interface WorkloadServiceOptions {
   readonly view: SchedulingView;
   readonly events: EventRecorder;
   readonly clock?: () => number;
+}
+
+interface ApplyItem {
+  readonly workload: api.Workload;
+  readonly expectedRevision?: string;
+}
+
+interface ApplyOutcome {
+  readonly id: string;
+  readonly changed: boolean;
+  readonly created: boolean;
 }
 
 const notFound = (id: string) =>
@@ -41,9 +63,14 @@ const inputJson = (w: api.Workload) => JSON.stringify(api.Workload.toJSON({ ...w
  */
 export class WorkloadService {
   private readonly clock: () => number;
+  private readonly reads: ConsistentReads;
+  /** Applies group-commit: concurrent ones share store transactions (no leader fence: any server writes). */
+  private readonly writes: TxnBatcher;
 
   constructor(private readonly o: WorkloadServiceOptions) {
     this.clock = o.clock ?? Date.now;
+    this.reads = new ConsistentReads(o.store, o.state);
+    this.writes = new TxnBatcher(o.store, () => undefined);
   }
 
   private now(): string {
@@ -88,74 +115,179 @@ export class WorkloadService {
 
   async apply(request: api.ApplyWorkloadRequest): Promise<api.ApplyWorkloadResponse> {
     if (!request.workload) throw invalid("INVALID_ARGUMENT", [{ path: "workload", reason: "is required" }]);
-    const workload = assertValidWorkload(withDefaults(request.workload));
-    const revision = workloadRevision(workload);
-    const key = this.o.keys.workload(workload.id);
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const kv = await this.o.store.get(key);
-      const existing = kv ? decodeJson<WorkloadRecord>(kv.value) : undefined;
-      if (existing?.deletionRequestedAt) {
-        throw new PersysError("CONFLICT", `workload ${workload.id} is being deleted; apply again once it is gone`);
-      }
-      if (request.expectedRevision !== undefined && (existing?.revision ?? "") !== request.expectedRevision) {
-        throw new PersysError(
-          "CONFLICT",
-          `workload ${workload.id} is at revision ${existing?.revision ?? "(none)"}, not ${request.expectedRevision}`,
-          { details: [{ path: "expectedRevision", reason: "does not match the current revision" }] },
-        );
-      }
-      if (existing) {
-        const before = workloadOf(existing);
-        if (before.kind !== workload.kind) {
-          throw invalid("INVALID_SPEC", [
-            { path: "kind", reason: "is immutable: delete the workload and apply it again" },
-          ]);
-        }
-        if (inputJson(before) === inputJson(workload)) {
-          await this.o.state.waitFor(kv!.modRevision);
-          return { workload: this.view(workload.id), changed: false, created: false };
-        }
-      }
-      const now = this.now();
-      const record: WorkloadRecord = {
-        ...(existing ?? {}),
-        workload: api.Workload.toJSON(workload),
-        revision,
-        generation: (existing?.generation ?? 0) + 1,
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      const result = await this.o.store.txn({
-        compare: [
-          kv
-            ? { key, target: "modRevision", op: "=", value: kv.modRevision }
-            : { key, target: "version", op: "=", value: 0 },
-        ],
-        success: [{ type: "put", key, value: encodeRecord(record) }],
-      });
-      if (!result.succeeded) continue;
-      await this.o.state.waitFor(result.revision);
-      void this.o.events.record({
-        type: "WorkloadApplied",
-        workloadId: workload.id,
-        message: existing
-          ? `workload ${workload.id} updated to revision ${revision}${existing.revision === revision ? " (same revision)" : ` (was ${existing.revision})`}`
-          : `workload ${workload.id} created at revision ${revision}`,
-        attributes: { revision, generation: String(record.generation) },
-      });
-      const ignored = composeWarnings(workload);
-      if (ignored.length > 0) {
-        void this.o.events.record({
-          type: "ComposeKeysIgnored",
-          severity: "warning",
-          workloadId: workload.id,
-          message: `compose file of ${workload.id}: ${ignored.join("; ")}`,
-          attributes: { revision },
-        });
-      }
-      return { workload: this.view(workload.id), changed: true, created: !existing };
+    const [outcome] = await this.applyAll([
+      {
+        workload: request.workload,
+        ...(request.expectedRevision === undefined ? {} : { expectedRevision: request.expectedRevision }),
+      },
+    ]);
+    return { workload: this.view(outcome!.id), changed: outcome!.changed, created: outcome!.created };
+  }
+
+  async applyMany(request: api.ApplyWorkloadsRequest): Promise<api.ApplyWorkloadsResponse> {
+    if (request.workloads.length > MAX_APPLY_WORKLOADS) {
+      throw invalid("INVALID_ARGUMENT", [
+        {
+          path: "workloads",
+          reason: `has ${request.workloads.length} workloads; at most ${MAX_APPLY_WORKLOADS} per call`,
+        },
+      ]);
     }
-    throw new PersysError("CONFLICT", `workload ${workload.id} changed concurrently too often; retry`);
+    const seen = new Map<string, number>();
+    request.workloads.forEach((w, i) => {
+      const first = seen.get(w.id);
+      if (w.id && first !== undefined) {
+        throw invalid("INVALID_ARGUMENT", [
+          {
+            path: `workloads[${i}].id`,
+            reason: `repeats workloads[${first}].id (${w.id}); each workload once per call`,
+          },
+        ]);
+      }
+      seen.set(w.id, i);
+    });
+    const outcomes = await this.applyAll(
+      request.workloads.map((workload) => ({ workload })),
+      "workloads",
+    );
+    return {
+      results: outcomes.map((o) => ({ workload: this.view(o.id, false), changed: o.changed, created: o.created })),
+    };
+  }
+
+  /**
+   * Applies every item or none: all are validated and checked against the stored records (read
+   * linearizably from the cache) before anything is written; then the changed ones are written with
+   * compare-and-swap through the group-committing batcher, so concurrent applies share store
+   * transactions. An item whose compare failed (a concurrent change) is checked and written again.
+   * With `listPath`, error details name `<listPath>[i].<field>`; without it (one item) the fields.
+   */
+  private async applyAll(items: readonly ApplyItem[], listPath?: string): Promise<ApplyOutcome[]> {
+    const at = (i: number, path: string) => (listPath ? `${listPath}[${i}]${path ? `.${path}` : ""}` : path);
+    const violations: FieldViolation[] = [];
+    const prepared = items.map((item, i) => {
+      try {
+        const workload = assertValidWorkload(withDefaults(item.workload));
+        return { ...item, workload, revision: workloadRevision(workload) };
+      } catch (error) {
+        if (!listPath || !(error instanceof PersysError)) throw error;
+        for (const d of error.details) violations.push({ ...d, path: at(i, d.path) });
+        return undefined;
+      }
+    });
+    if (violations.length > 0) throw invalid("INVALID_SPEC", violations, `workloads`);
+    const outcomes: ApplyOutcome[] = [];
+    let todo = prepared.map((_, i) => i);
+    for (let attempt = 0; attempt < 8 && todo.length > 0; attempt++) {
+      await this.reads.sync();
+      const writes: {
+        index: number;
+        workload: api.Workload;
+        previous: WorkloadRecord | undefined;
+        record: WorkloadRecord;
+        write: BatchItem;
+      }[] = [];
+      for (const i of todo) {
+        const { workload, revision, expectedRevision } = prepared[i]!;
+        const key = this.o.keys.workload(workload.id);
+        const held = this.o.state.workloads.get(workload.id);
+        const existing = held?.value;
+        const record = this.applied(workload, revision, existing, expectedRevision, (path) => at(i, path));
+        if (!record) {
+          outcomes[i] = { id: workload.id, changed: false, created: false };
+          continue;
+        }
+        const compare: Compare = held
+          ? { key, target: "modRevision", op: "=", value: held.modRevision }
+          : { key, target: "version", op: "=", value: 0 };
+        const write = { compare: [compare], ops: [{ type: "put" as const, key, value: encodeRecord(record) }] };
+        writes.push({ index: i, workload, previous: existing, record, write });
+      }
+      const results = await Promise.all(writes.map((w) => this.writes.submit(w.write)));
+      todo = [];
+      let revision = 0;
+      writes.forEach((w, k) => {
+        const result = results[k]!;
+        if (!result.succeeded) todo.push(w.index);
+        else {
+          revision = Math.max(revision, result.revision);
+          outcomes[w.index] = { id: w.workload.id, changed: true, created: !w.previous };
+          this.recordApplied(w.workload, w.record, w.previous);
+        }
+      });
+      if (revision > 0) await this.o.state.waitFor(revision);
+    }
+    if (todo.length > 0) {
+      const ids = todo.map((i) => prepared[i]!.workload.id).join(", ");
+      throw new PersysError("CONFLICT", `workload ${ids} changed concurrently too often; retry`);
+    }
+    return outcomes;
+  }
+
+  /**
+   * The record to write for `workload` over `existing`, or undefined when nothing would change.
+   * @throws PersysError for a deletion under way, a revision precondition or a kind change.
+   */
+  private applied(
+    workload: api.Workload,
+    revision: string,
+    existing: WorkloadRecord | undefined,
+    expectedRevision: string | undefined,
+    at: (path: string) => string,
+  ): WorkloadRecord | undefined {
+    if (existing?.deletionRequestedAt) {
+      throw new PersysError("CONFLICT", `workload ${workload.id} is being deleted; apply again once it is gone`, {
+        details: [{ path: at("id"), reason: "is being deleted" }],
+      });
+    }
+    if (expectedRevision !== undefined && (existing?.revision ?? "") !== expectedRevision) {
+      throw new PersysError(
+        "CONFLICT",
+        `workload ${workload.id} is at revision ${existing?.revision ?? "(none)"}, not ${expectedRevision}`,
+        { details: [{ path: "expectedRevision", reason: "does not match the current revision" }] },
+      );
+    }
+    if (existing) {
+      const before = workloadOf(existing);
+      if (before.kind !== workload.kind) {
+        throw invalid("INVALID_SPEC", [
+          { path: at("kind"), reason: "is immutable: delete the workload and apply it again" },
+        ]);
+      }
+      if (inputJson(before) === inputJson(workload)) return undefined;
+    }
+    const now = this.now();
+    return {
+      ...(existing ?? {}),
+      workload: api.Workload.toJSON(workload),
+      revision,
+      generation: (existing?.generation ?? 0) + 1,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+  }
+
+  /** The events of one applied workload (`previous`: the record it replaced). */
+  private recordApplied(workload: api.Workload, record: WorkloadRecord, previous: WorkloadRecord | undefined): void {
+    const { revision } = record;
+    void this.o.events.record({
+      type: "WorkloadApplied",
+      workloadId: workload.id,
+      message: previous
+        ? `workload ${workload.id} updated to revision ${revision}${previous.revision === revision ? " (same revision)" : ` (was ${previous.revision})`}`
+        : `workload ${workload.id} created at revision ${revision}`,
+      attributes: { revision, generation: String(record.generation) },
+    });
+    const ignored = composeWarnings(workload);
+    if (ignored.length > 0) {
+      void this.o.events.record({
+        type: "ComposeKeysIgnored",
+        severity: "warning",
+        workloadId: workload.id,
+        message: `compose file of ${workload.id}: ${ignored.join("; ")}`,
+        attributes: { revision },
+      });
+    }
   }
 
   get(request: api.GetWorkloadRequest): api.GetWorkloadResponse {

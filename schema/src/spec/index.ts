@@ -1,3 +1,4 @@
+export * from "./apply-limits.js";
 export * from "./secret-refs.js";
 export * from "./validate-workload.js";
 export { labelKeyProblem, labelValueProblem } from "./violations.js";

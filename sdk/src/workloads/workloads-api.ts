@@ -1,4 +1,13 @@
-import { api, assertValidWorkload, PersysError, withDefaults } from "@persys/schema";
+import {
+  api,
+  assertValidWorkload,
+  type FieldViolation,
+  invalid,
+  MAX_APPLY_WORKLOADS,
+  PersysError,
+  withDefaults,
+  workloadViolations,
+} from "@persys/schema";
 import type { CallOptions, CallRunner } from "../client/call-runner.js";
 import { PagedList, type WorkloadPage } from "../client/paged-list.js";
 import {
@@ -100,6 +109,40 @@ export class WorkloadsApi {
     );
     if (!response.workload) throw missing("workload");
     return { workload: response.workload, changed: response.changed, created: response.created };
+  }
+
+  /**
+   * Applies several workloads in one call (at most {@link MAX_APPLY_WORKLOADS}), all or nothing on bad
+   * input: each is validated locally first and an invalid one rejects with INVALID_SPEC naming
+   * `workloads[i].<field>` before anything is sent; the server checks all of them (kind changes,
+   * deletions under way, the dangerous-spec policy) before it writes any. Each is applied as
+   * {@link WorkloadsApi.apply} would, idempotently; results are in the given order, each with the
+   * stored workload in the basic view.
+   */
+  async applyMany(workloads: readonly api.Workload[], options: CallOptions = {}): Promise<ApplyResult[]> {
+    if (workloads.length > MAX_APPLY_WORKLOADS) {
+      throw invalid("INVALID_ARGUMENT", [
+        { path: "workloads", reason: `has ${workloads.length} workloads; at most ${MAX_APPLY_WORKLOADS} per call` },
+      ]);
+    }
+    const violations: FieldViolation[] = [];
+    workloads.forEach((workload, i) => {
+      for (const v of workloadViolations(withDefaults(workload)))
+        violations.push({ ...v, path: `workloads[${i}].${v.path}` });
+    });
+    if (violations.length > 0) throw invalid("INVALID_SPEC", violations, "workloads");
+    const request = api.ApplyWorkloadsRequest.fromPartial({
+      workloads: workloads.map((w) => ({ ...w, status: undefined })),
+    });
+    const response = await this.runner.unary<api.ApplyWorkloadsResponse>(
+      (md, o, cb) => this.client.applyWorkloads(request, md, o, cb),
+      options,
+    );
+    if (response.results.length !== workloads.length) throw missing("result for every workload");
+    return response.results.map((r) => {
+      if (!r.workload) throw missing("workload");
+      return { workload: r.workload, changed: r.changed, created: r.created };
+    });
   }
 
   /** The workload with its full status (view `full` unless asked otherwise). Rejects with NOT_FOUND when it does not exist. */

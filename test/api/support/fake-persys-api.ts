@@ -122,6 +122,13 @@ export class FakePersysApi implements PersysApi {
     return { workload: stored, changed, created: !existing };
   }
 
+  async applyWorkloads(request: api.ApplyWorkloadsRequest, ctx: CallContext): Promise<api.ApplyWorkloadsResponse> {
+    this.enter("applyWorkloads", request, ctx);
+    const results: api.ApplyWorkloadResponse[] = [];
+    for (const workload of request.workloads) results.push(await this.applyWorkload({ workload }, ctx));
+    return { results };
+  }
+
   async getWorkload(request: api.GetWorkloadRequest, ctx: CallContext): Promise<api.GetWorkloadResponse> {
     this.enter("getWorkload", request, ctx);
     return { workload: this.workload(request.workloadId) };

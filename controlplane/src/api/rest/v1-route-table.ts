@@ -85,6 +85,20 @@ export const v1Routes: readonly V1Route[] = [
     preconditions: true,
   },
   {
+    method: "POST",
+    url: "/v1/workloads",
+    rpc: "applyWorkloads",
+    request: "ApplyWorkloadsRequest",
+    response: "ApplyWorkloadsResponse",
+    summary:
+      "Apply many workloads at once (body `{workloads: [...]}`, at most 1,000): all are checked before " +
+      "anything is written, errors name `workloads[i]...`; each is applied as PUT would, idempotent by id " +
+      "and content. Results in request order.",
+    tag: "workloads",
+    body: { kind: "rest", required: true },
+    bodyCode: "INVALID_SPEC",
+  },
+  {
     method: "GET",
     url: "/v1/workloads/:workloadId",
     rpc: "getWorkload",

@@ -49,7 +49,23 @@ export interface EmbeddedEventStoreOptions {
 }
 
 const SUBSCRIPTION_BATCH = 256;
+/** Group commit: how long the first queued write waits for others, and how many flush at once. */
+const FLUSH_AFTER_MS = 5;
+const FLUSH_AT_COUNT = 1024;
 type AppendArguments = ReturnType<typeof appendArguments>;
+
+/** A stream's state within a transaction that appends to it. */
+interface AppendingStream {
+  readonly lastMs: number;
+  /** -1: the stream has no id yet. */
+  readonly lastSeq: number;
+  readonly length: number;
+  readonly maxLen: number;
+  readonly maxAgeMs: number | undefined;
+  readonly ttlSeconds: number;
+  /** When the last append was made (expiry counts from it). */
+  readonly now: number;
+}
 
 /**
  * The event store for single-node `persys up`: one SQLite file on local disk (better-sqlite3, WAL),
@@ -72,6 +88,9 @@ export class EmbeddedEventStore implements EventStore {
   private readonly sweeper: NodeJS.Timeout;
   private readonly pollIntervalMs: number;
   private closed = false;
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Streams appended to in the running transaction, settled before it commits. */
+  private appending: Map<string, AppendingStream> | undefined;
   private readonly writes: Array<{
     what: string;
     work: () => unknown;
@@ -134,29 +153,34 @@ export class EmbeddedEventStore implements EventStore {
   }
 
   /**
-   * Writes are group-committed: those made in the same turn of the event loop share one SQLite
-   * transaction, and each resolves once that transaction committed. A burst of events and usage
-   * samples thus costs one commit, not one each, on the control plane's thread.
+   * Writes are group-committed: those made within FLUSH_AFTER_MS of the first one (or the first
+   * FLUSH_AT_COUNT) share one SQLite transaction, and each resolves once that transaction committed.
+   * A burst of events and usage samples thus costs one commit, not one each, on the control plane's
+   * thread, and each stream's row and trims are written once per transaction (see appendRow).
    */
   private write<T>(what: string, work: () => T): Promise<T> {
     this.run(what, () => undefined); // refuses when closed
     return new Promise<T>((resolve, reject) => {
       this.writes.push({ what, work, resolve: resolve as (value: unknown) => void, reject });
-      if (this.writes.length === 1) setImmediate(() => this.flushWrites());
+      if (this.writes.length === FLUSH_AT_COUNT) {
+        clearTimeout(this.flushTimer);
+        setImmediate(() => this.flushWrites());
+      } else if (this.writes.length === 1) this.flushTimer = setTimeout(() => this.flushWrites(), FLUSH_AFTER_MS);
     });
   }
 
   private flushWrites(): void {
+    clearTimeout(this.flushTimer);
     const batch = this.writes.splice(0);
     if (batch.length === 0) return;
     let results: unknown[];
     try {
-      results = this.run("write", () => this.db.transaction(() => batch.map((w) => w.work()))(), true);
+      results = this.run("write", () => this.transaction(() => batch.map((w) => w.work())), true);
     } catch {
       // One failing write must not fail the others: commit them one by one to give each its outcome.
       for (const w of batch) {
         try {
-          w.resolve(this.run(w.what, () => this.db.transaction(w.work)(), true));
+          w.resolve(this.run(w.what, () => this.transaction(w.work), true));
         } catch (error) {
           w.reject(error);
         }
@@ -166,27 +190,77 @@ export class EmbeddedEventStore implements EventStore {
     for (const [i, w] of batch.entries()) w.resolve(results[i]);
   }
 
+  /** Runs `work` in one SQLite transaction, writing the streams it appended to before committing. */
+  private transaction<T>(work: () => T): T {
+    return this.db.transaction(() => {
+      this.appending = new Map();
+      try {
+        const result = work();
+        for (const [name, stream] of this.appending) this.settleStream(name, stream);
+        return result;
+      } finally {
+        this.appending = undefined;
+      }
+    })();
+  }
+
+  /**
+   * Appends within the current transaction. The stream's row is read once per transaction and its
+   * trims and row written once, at the end (settleStream): ids only grow, so trimming by age and
+   * length once after several appends leaves exactly what trimming after each would. Appends with
+   * other caps than the previous one settle the stream first.
+   */
   private appendRow(a: AppendArguments): EventId {
     const now = Date.now();
-    const row = this.sql.stream.get(a.stream);
-    let length = row?.length ?? 0;
-    if (row && row.expires_at <= now) {
-      this.sql.purgeEntries.run(a.stream);
-      length = 0;
+    const appending = this.appending!;
+    let stream = appending.get(a.stream);
+    if (stream && (stream.maxLen !== a.maxLen || stream.maxAgeMs !== a.maxAgeMs)) {
+      this.settleStream(a.stream, stream);
+      stream = undefined;
     }
-    const lastMs = row?.last_ms ?? 0;
-    const ms = Math.max(now, lastMs);
-    const seq = row && ms === lastMs ? row.last_seq + 1 : 0;
+    if (!stream) {
+      const row = this.sql.stream.get(a.stream);
+      let length = row?.length ?? 0;
+      if (row && row.expires_at <= now) {
+        this.sql.purgeEntries.run(a.stream);
+        length = 0;
+      }
+      stream = {
+        lastMs: row?.last_ms ?? 0,
+        lastSeq: row ? row.last_seq : -1,
+        length,
+        maxLen: a.maxLen,
+        maxAgeMs: a.maxAgeMs,
+        ttlSeconds: a.ttlSeconds,
+        now,
+      };
+    }
+    const ms = Math.max(now, stream.lastMs);
+    const seq = stream.lastSeq >= 0 && ms === stream.lastMs ? stream.lastSeq + 1 : 0;
     const fields = JSON.stringify(Object.fromEntries(a.fields));
     this.sql.insertEntry.run(a.stream, ms, seq, fields, a.payloadJson ?? null);
-    length += 1;
-    if (a.maxAgeMs !== undefined) length -= this.sql.trimEntriesBefore.run(a.stream, ms - a.maxAgeMs).changes;
-    if (length > a.maxLen) {
-      this.sql.trimOldestEntries.run(a.stream, a.stream, length - a.maxLen);
-      length = a.maxLen;
-    }
-    this.sql.upsertStream.run(a.stream, ms, seq, length, now + a.ttlSeconds * 1000);
+    appending.set(a.stream, {
+      lastMs: ms,
+      lastSeq: seq,
+      length: stream.length + 1,
+      maxLen: a.maxLen,
+      maxAgeMs: a.maxAgeMs,
+      ttlSeconds: a.ttlSeconds,
+      now,
+    });
     return formatEventId({ ms, seq });
+  }
+
+  /** Trims a stream appended to in this transaction to its caps and writes its row. */
+  private settleStream(name: string, s: AppendingStream): void {
+    let length = s.length;
+    if (s.maxAgeMs !== undefined) length -= this.sql.trimEntriesBefore.run(name, s.lastMs - s.maxAgeMs).changes;
+    if (length > s.maxLen) {
+      this.sql.trimOldestEntries.run(name, name, length - s.maxLen);
+      length = s.maxLen;
+    }
+    this.sql.upsertStream.run(name, s.lastMs, s.lastSeq, length, s.now + s.ttlSeconds * 1000);
+    this.appending?.delete(name);
   }
 
   async read(stream: string, options?: EventReadOptions): Promise<StoredEvent[]> {

@@ -40,6 +40,7 @@ import { EtcdCodec, revision } from "./etcd-codec.js";
 import { type EtcdCallContext, etcdError } from "./etcd-errors.js";
 import { etcdCompare, etcdRequestOp, txnOpResult } from "./etcd-txn-codec.js";
 import { EtcdWatch } from "./etcd-watch.js";
+import { type KeepAliveStream, LeaseRenewalStream } from "./lease-renewal-stream.js";
 
 /** Calls that may be repeated without changing their effect. */
 const IDEMPOTENT_OPS = new Set([
@@ -85,6 +86,7 @@ export class EtcdStateStore implements StateStore {
   private readonly watches = new Set<EtcdWatch>();
   private readonly keepAlives = new Set<KeepAliveLoop>();
   private readonly timeoutMs: number;
+  private readonly renewals: LeaseRenewalStream;
   private closed = false;
 
   private constructor(
@@ -93,6 +95,10 @@ export class EtcdStateStore implements StateStore {
   ) {
     this.codec = new EtcdCodec(options.prefix ?? "");
     this.timeoutMs = options.requestTimeoutMs ?? 5000;
+    this.renewals = new LeaseRenewalStream(
+      () => client.leaseClient.leaseKeepAlive() as Promise<KeepAliveStream>,
+      this.timeoutMs,
+    );
   }
 
   /** Connects and checks that etcd answers (UNAVAILABLE / DEADLINE_EXCEEDED when it does not). */
@@ -233,29 +239,7 @@ export class EtcdStateStore implements StateStore {
   async keepAliveOnce(lease: LeaseId): Promise<LeaseGrant> {
     leaseArgument(lease);
     const context = { op: "keepAliveOnce", lease: { id: lease, paths: ["lease"] } };
-    const response = await this.call(context, async () => {
-      const stream = await this.client.leaseClient.leaseKeepAlive();
-      try {
-        return await new Promise<{ TTL: string }>((resolve, reject) => {
-          const timer = setTimeout(
-            () => reject(new PersysError("DEADLINE_EXCEEDED", "etcd keepAliveOnce timed out")),
-            this.timeoutMs,
-          );
-          stream.on("data", (res) => {
-            clearTimeout(timer);
-            resolve(res);
-          });
-          stream.on("error", (error) => {
-            clearTimeout(timer);
-            reject(error);
-          });
-          stream.write({ ID: lease });
-        });
-      } finally {
-        stream.cancel();
-      }
-    });
-    const ttl = revision(response.TTL);
+    const ttl = revision(await this.call(context, () => this.renewals.renew(lease)));
     if (ttl <= 0) throw leaseNotFound(lease);
     return { id: lease, ttl };
   }
@@ -326,6 +310,7 @@ export class EtcdStateStore implements StateStore {
     this.closed = true;
     for (const watch of [...this.watches]) watch.close();
     for (const loop of [...this.keepAlives]) loop.abort(storeClosed());
+    this.renewals.close();
     this.client.close();
   }
 

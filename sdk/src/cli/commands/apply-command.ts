@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { api, readSpecFiles, type SpecDocument, WaitError } from "../../index.js";
+import { api, MAX_APPLY_WORKLOADS, PersysError, readSpecFiles, type SpecDocument, WaitError } from "../../index.js";
 import { type CliContext, outputFormat, parseDuration } from "../cli-context.js";
 import { CliError, ExitCode } from "../exit-codes.js";
 import { explainText, planText } from "../output/diagnosis-views.js";
@@ -58,6 +58,22 @@ export async function waitForAll(
   return code;
 }
 
+/** A batch failure's `workloads[i].field` paths as `<file>#<document>: <id>.field`, which the user can find. */
+function namingDocuments(error: unknown, docs: readonly SpecDocument[]): unknown {
+  if (!(error instanceof PersysError) || error.details.length === 0) return error;
+  const where = (path: string) =>
+    path.replace(/^workloads\[(\d+)\]\.?/, (whole, i: string) => {
+      const doc = docs[Number(i)];
+      return doc ? `${doc.file}#${doc.document + 1} (${doc.workload.id})${whole.endsWith(".") ? " " : ""}` : whole;
+    });
+  const details = error.details.map((d) => ({ ...d, path: where(d.path) }));
+  return new PersysError(error.code, details.map((d) => `${d.path}: ${d.reason}`).join("; "), {
+    details,
+    retryable: error.retryable,
+    cause: error,
+  });
+}
+
 interface ApplyOptions {
   file?: string[];
   wait?: boolean;
@@ -85,13 +101,22 @@ export function applyCommand(run: CliRun): Command {
     const timeoutMs = parseDuration(options.waitTimeout, "--wait-timeout");
     const client = ctx.client();
     const applied: api.Workload[] = [];
-    for (const doc of docs) {
-      const result = await client.workloads.apply(doc.workload);
-      applied.push(result.workload);
-      if (format === "table") {
-        const verb = result.created ? "created" : result.changed ? "configured" : "unchanged";
-        ctx.out(`workload/${doc.workload.id} ${verb}\n`);
-      }
+    // One call for up to MAX_APPLY_WORKLOADS documents: the server checks them all before writing any.
+    for (let from = 0; from < docs.length; from += MAX_APPLY_WORKLOADS) {
+      const chunk = docs.slice(from, from + MAX_APPLY_WORKLOADS);
+      const results =
+        chunk.length === 1
+          ? [await client.workloads.apply(chunk[0]!.workload)]
+          : await client.workloads.applyMany(chunk.map((d) => d.workload)).catch((error: unknown) => {
+              throw namingDocuments(error, chunk);
+            });
+      results.forEach((result, i) => {
+        applied.push(result.workload);
+        if (format === "table") {
+          const verb = result.created ? "created" : result.changed ? "configured" : "unchanged";
+          ctx.out(`workload/${chunk[i]!.workload.id} ${verb}\n`);
+        }
+      });
     }
     if (format !== "table")
       ctx.printObjects(

@@ -280,6 +280,16 @@ export interface ApplyWorkloadResponse {
   created: boolean;
 }
 
+export interface ApplyWorkloadsRequest {
+  /** The desired workloads (distinct ids); `status` is ignored. */
+  workloads: Workload[];
+}
+
+export interface ApplyWorkloadsResponse {
+  /** One result per requested workload, in request order. */
+  results: ApplyWorkloadResponse[];
+}
+
 export interface GetWorkloadRequest {
   workloadId: string;
   view: WorkloadView;
@@ -693,6 +703,148 @@ export const ApplyWorkloadResponse: MessageFns<ApplyWorkloadResponse> = {
       : undefined;
     message.changed = object.changed ?? false;
     message.created = object.created ?? false;
+    return message;
+  },
+};
+
+function createBaseApplyWorkloadsRequest(): ApplyWorkloadsRequest {
+  return { workloads: [] };
+}
+
+export const ApplyWorkloadsRequest: MessageFns<ApplyWorkloadsRequest> = {
+  encode(message: ApplyWorkloadsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.workloads) {
+      Workload.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyWorkloadsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyWorkloadsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workloads.push(Workload.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyWorkloadsRequest {
+    return {
+      workloads: globalThis.Array.isArray(object?.workloads)
+        ? object.workloads.map((e: any) => Workload.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ApplyWorkloadsRequest): unknown {
+    const obj: any = {};
+    if (message.workloads?.length) {
+      obj.workloads = message.workloads.map((e) => Workload.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApplyWorkloadsRequest>): ApplyWorkloadsRequest {
+    return ApplyWorkloadsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApplyWorkloadsRequest>): ApplyWorkloadsRequest {
+    const message = createBaseApplyWorkloadsRequest();
+    message.workloads = object.workloads?.map((e) => Workload.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseApplyWorkloadsResponse(): ApplyWorkloadsResponse {
+  return { results: [] };
+}
+
+export const ApplyWorkloadsResponse: MessageFns<ApplyWorkloadsResponse> = {
+  encode(message: ApplyWorkloadsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      ApplyWorkloadResponse.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyWorkloadsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyWorkloadsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(ApplyWorkloadResponse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyWorkloadsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => ApplyWorkloadResponse.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ApplyWorkloadsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => ApplyWorkloadResponse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ApplyWorkloadsResponse>): ApplyWorkloadsResponse {
+    return ApplyWorkloadsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ApplyWorkloadsResponse>): ApplyWorkloadsResponse {
+    const message = createBaseApplyWorkloadsResponse();
+    message.results = object.results?.map((e) => ApplyWorkloadResponse.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3499,6 +3651,25 @@ export const WorkloadServiceService = {
       Buffer.from(ApplyWorkloadResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyWorkloadResponse => ApplyWorkloadResponse.decode(value),
   },
+  /**
+   * Applies many workloads in one call (`persysctl apply` of several documents, a bulk import):
+   * each as ApplyWorkload would, idempotent by id and spec. Every workload is checked first
+   * (validation, kind changes, deletions under way, duplicate ids) and nothing is written unless
+   * all pass; failures name `workloads[i]...`. The changed ones are then written together in as
+   * few store transactions as the store allows. At most 1,000 workloads per call; results are in
+   * request order, each with the stored workload in the BASIC view.
+   */
+  applyWorkloads: {
+    path: "/persys.api.v1.WorkloadService/ApplyWorkloads" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplyWorkloadsRequest): Buffer =>
+      Buffer.from(ApplyWorkloadsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplyWorkloadsRequest => ApplyWorkloadsRequest.decode(value),
+    responseSerialize: (value: ApplyWorkloadsResponse): Buffer =>
+      Buffer.from(ApplyWorkloadsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyWorkloadsResponse => ApplyWorkloadsResponse.decode(value),
+  },
   /** NOT_FOUND when no workload has this id. */
   getWorkload: {
     path: "/persys.api.v1.WorkloadService/GetWorkload" as const,
@@ -3656,6 +3827,15 @@ export interface WorkloadServiceServer extends UntypedServiceImplementation {
    * never reaches a node.
    */
   applyWorkload: handleUnaryCall<ApplyWorkloadRequest, ApplyWorkloadResponse>;
+  /**
+   * Applies many workloads in one call (`persysctl apply` of several documents, a bulk import):
+   * each as ApplyWorkload would, idempotent by id and spec. Every workload is checked first
+   * (validation, kind changes, deletions under way, duplicate ids) and nothing is written unless
+   * all pass; failures name `workloads[i]...`. The changed ones are then written together in as
+   * few store transactions as the store allows. At most 1,000 workloads per call; results are in
+   * request order, each with the stored workload in the BASIC view.
+   */
+  applyWorkloads: handleUnaryCall<ApplyWorkloadsRequest, ApplyWorkloadsResponse>;
   /** NOT_FOUND when no workload has this id. */
   getWorkload: handleUnaryCall<GetWorkloadRequest, GetWorkloadResponse>;
   /** Workloads matching every given filter, ordered by id. */
@@ -3715,6 +3895,29 @@ export interface WorkloadServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyWorkloadResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Applies many workloads in one call (`persysctl apply` of several documents, a bulk import):
+   * each as ApplyWorkload would, idempotent by id and spec. Every workload is checked first
+   * (validation, kind changes, deletions under way, duplicate ids) and nothing is written unless
+   * all pass; failures name `workloads[i]...`. The changed ones are then written together in as
+   * few store transactions as the store allows. At most 1,000 workloads per call; results are in
+   * request order, each with the stored workload in the BASIC view.
+   */
+  applyWorkloads(
+    request: ApplyWorkloadsRequest,
+    callback: (error: ServiceError | null, response: ApplyWorkloadsResponse) => void,
+  ): ClientUnaryCall;
+  applyWorkloads(
+    request: ApplyWorkloadsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplyWorkloadsResponse) => void,
+  ): ClientUnaryCall;
+  applyWorkloads(
+    request: ApplyWorkloadsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyWorkloadsResponse) => void,
   ): ClientUnaryCall;
   /** NOT_FOUND when no workload has this id. */
   getWorkload(

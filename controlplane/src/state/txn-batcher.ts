@@ -1,4 +1,4 @@
-import { type Compare, MAX_TXN_OPS, type StateStore, type TxnOp } from "../state/state-store.js";
+import { type Compare, MAX_TXN_OPS, type StateStore, type TxnOp } from "./state-store.js";
 
 export interface BatchItem {
   /** Conditions for this item alone (e.g. "assignment key absent"). */
@@ -11,14 +11,25 @@ export interface BatchOutcome {
   readonly revision: number;
 }
 
+/**
+ * Bytes of keys and values one merged transaction may carry: etcd refuses requests over 1.5 MiB
+ * (`--max-request-bytes`), so merged ones stay well under it.
+ */
+export const MAX_TXN_BYTES = 1024 * 1024;
+
+const bytesOf = (item: BatchItem) =>
+  item.ops.reduce((n, op) => n + op.key.length + (op.type === "put" ? op.value.byteLength : 0), 0);
+
 interface Queued extends BatchItem {
+  readonly bytes: number;
   resolve(outcome: BatchOutcome): void;
   reject(error: unknown): void;
 }
 
 /**
- * Group commit for leader writes: items submitted within `lingerMs` of each other (up to the store's
- * transaction limits) are written in ONE transaction guarded by the leader's fence plus every item's
+ * Group commit: items submitted within `lingerMs` of each other (up to the store's transaction limits
+ * and MAX_TXN_BYTES) are written in ONE transaction guarded by the fence (the leader's, for leader
+ * writes; none for API writes) plus every item's
  * own compares, so a burst of placements costs one round trip and one fsync instead of hundreds.
  * When a merged transaction fails a compare, each item is retried alone so only the item whose own
  * compare failed (or all, when the fence failed) reports `succeeded: false`.
@@ -27,6 +38,7 @@ export class TxnBatcher {
   private queue: Queued[] = [];
   private timer: NodeJS.Timeout | undefined;
   private inFlight = 0;
+  private queuedBytes = 0;
 
   constructor(
     private readonly store: StateStore,
@@ -35,12 +47,14 @@ export class TxnBatcher {
   ) {}
 
   submit(item: BatchItem): Promise<BatchOutcome> {
-    if (item.ops.length + item.compare.length + 1 > MAX_TXN_OPS) {
+    const bytes = bytesOf(item);
+    if (item.ops.length + item.compare.length + 1 > MAX_TXN_OPS || bytes > MAX_TXN_BYTES / 2) {
       return this.write([item]).then((r) => r[0]!);
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ ...item, resolve, reject });
-      if (this.size() >= MAX_TXN_OPS) this.flush();
+      this.queue.push({ ...item, bytes, resolve, reject });
+      this.queuedBytes += bytes;
+      if (this.size() >= MAX_TXN_OPS || this.queuedBytes >= MAX_TXN_BYTES) this.flush();
       else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs ?? 2);
     });
   }
@@ -60,13 +74,19 @@ export class TxnBatcher {
       const batch: Queued[] = [];
       let ops = 0;
       let compares = 1;
+      let bytes = 0;
       while (this.queue.length > 0) {
         const next = this.queue[0]!;
-        if (batch.length > 0 && (ops + next.ops.length > MAX_TXN_OPS || compares + next.compare.length > MAX_TXN_OPS))
-          break;
+        const full =
+          ops + next.ops.length > MAX_TXN_OPS ||
+          compares + next.compare.length > MAX_TXN_OPS ||
+          bytes + next.bytes > MAX_TXN_BYTES;
+        if (batch.length > 0 && full) break;
         batch.push(this.queue.shift()!);
         ops += next.ops.length;
         compares += next.compare.length;
+        bytes += next.bytes;
+        this.queuedBytes -= next.bytes;
       }
       this.inFlight++;
       this.write(batch)
