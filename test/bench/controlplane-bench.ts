@@ -25,6 +25,8 @@ const { values: flags } = parseArgs({
     etcd: { type: "string", default: process.env.PERSYS_TEST_ETCD_ENDPOINTS ?? "http://127.0.0.1:2379" },
     concurrency: { type: "string", default: "64" },
     batch: { type: "string", default: "1" },
+    /** Events in Redis (as a production cluster keeps them); without it, the embedded store. */
+    redis: { type: "string" },
     "idle-seconds": { type: "string", default: "60" },
     "heartbeat-ms": { type: "string", default: "10000" },
   },
@@ -48,6 +50,9 @@ async function main() {
       "state-kind": "etcd",
       "state-endpoints": endpoints.join(","),
       "state-prefix": prefix,
+      ...(flags.redis
+        ? { "events-kind": "redis", "events-url": flags.redis, "events-prefix": prefix.replaceAll("/", ":") }
+        : {}),
       "nodes-lease-ttl-seconds": "30",
       "nodes-lost-after-seconds": "120",
       "reconciler-concurrency": "256",
@@ -115,6 +120,7 @@ async function main() {
       nodes: nodeCount,
       workloads: workloadCount,
       batch: Number(flags.batch),
+      events: flags.redis ? "redis" : "embedded",
       submitFailures: run.failures,
       placed: run.placed,
       submittedPerSecond: Math.round(workloadCount / run.submitSeconds),

@@ -112,7 +112,7 @@ export class WorkloadsApi {
   }
 
   /**
-   * Applies several workloads in one call (at most {@link MAX_APPLY_WORKLOADS}), all or nothing on bad
+   * Applies several workloads in one call (at most 1,000, `MAX_APPLY_WORKLOADS`), all or nothing on bad
    * input: each is validated locally first and an invalid one rejects with INVALID_SPEC naming
    * `workloads[i].<field>` before anything is sent; the server checks all of them (kind changes,
    * deletions under way, the dangerous-spec policy) before it writes any. Each is applied as
