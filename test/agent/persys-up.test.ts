@@ -5,11 +5,12 @@
  * runs; Ctrl-C stops both and the container keeps running. Without Docker it says so and runs with no node.
  * Needs the agent built (agent/dist), as scripts/test.sh does before the suites.
  */
-import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { type ChildProcess, execSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpsJson } from "../security/support/https-json.js";
+import { type LaunchedPersysUp, launchPersysUp } from "../support/persys-up.js";
 import { runDir } from "../support/services.js";
 import { until } from "./support/agent-harness.js";
 import {
@@ -22,65 +23,41 @@ import {
   workloadContainers,
 } from "./support/docker-fixtures.js";
 
-const root = resolve(import.meta.dirname, "../..");
-const children: ChildProcess[] = [];
+const launches: LaunchedPersysUp[] = [];
 const nodes: string[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  await Promise.all(launches.splice(0).map((l) => l.stop()));
   await cleanupDocker(nodes.splice(0));
 });
 
 interface Up {
   child: ChildProcess;
   output: () => string;
+  exited: () => Promise<number | null>;
   /** Calls the REST API as the printed admin token, trusting the printed CA. */
   rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
 }
 
 /** Runs `persys up` with its client config in `clientConfig` (PERSYS_CONFIG), never the user's. */
 async function up(args: string[], clientConfig: string): Promise<Up> {
-  if (!existsSync(join(root, "agent/dist/cli/persys-agent.js"))) {
-    throw new Error("agent/dist/cli/persys-agent.js is missing: run npm run build first (scripts/test.sh does)");
-  }
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=development", join(root, "controlplane/src/cli/persys.ts"), "up", ...args],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PERSYS_CONFIG: clientConfig } },
-  );
-  children.push(child);
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  await until(
-    "persys up printed its banner",
-    () => {
-      if (child.exitCode !== null) throw new Error(`persys up exited with ${child.exitCode}`);
-      return output.includes("Persys single-node cluster is up");
-    },
-    60_000,
-  ).catch((error) => {
-    throw new Error(`${(error as Error).message}\n${output}`);
+  const launched = await launchPersysUp({
+    args,
+    env: { PERSYS_CONFIG: clientConfig },
+    needs: ["agent/dist/cli/persys-agent.js"],
+    bannerTimeoutMs: 60_000,
   });
-  const printed = (label: string) => {
-    const match = new RegExp(`^  ${label}:\\s+(\\S+)`, "m").exec(output);
-    if (!match) throw new Error(`persys up printed no ${label}:\n${output}`);
-    return match[1]!;
-  };
-  const url = printed("REST API").replace(/\/v1$/, "");
-  const ca = readFileSync(printed("CA"), "utf8");
-  const token = printed("token");
+  launches.push(launched);
+  const url = launched.printed("REST API").replace(/\/v1$/, "");
+  const ca = readFileSync(launched.printed("CA"), "utf8");
+  const token = launched.printed("token");
   return {
-    child,
-    output: () => output,
+    child: launched.child,
+    output: launched.output,
+    exited: launched.exited,
     rest: (method, path, body) =>
       httpsJson(method, `${url}${path}`, { ca, token, ...(body === undefined ? {} : { body }) }),
   };
 }
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((r) =>
-    child.exitCode !== null ? r(child.exitCode) : child.once("exit", (code) => r(code)),
-  );
 
 const alive = (pid: number) => {
   try {
@@ -105,7 +82,7 @@ describe("persys up", () => {
     ];
     const dataDir = mkdtempSync(join(runDir(), "up-"));
     const clientConfig = join(dataDir, "client.yaml");
-    const { child, output, rest } = await up(
+    const { child, output, rest, exited } = await up(
       [
         "--data-dir",
         dataDir,
@@ -160,7 +137,7 @@ describe("persys up", () => {
     const agentPid = Number(execSync(`pgrep -f -- "--node-id ${nodeId}"`, { encoding: "utf8" }).trim().split("\n")[0]);
     expect(alive(agentPid)).toBe(true);
     child.kill("SIGINT");
-    expect(await exited(child)).toBe(0);
+    expect(await exited()).toBe(0);
     await until("the agent stopped with it", () => !alive(agentPid), 10_000);
     const [c] = await workloadContainers(nodeId, wid);
     expect(c?.State).toBe("running");
@@ -170,7 +147,7 @@ describe("persys up", () => {
     const [grpc, http] = [await freePort(), await freePort()];
     const socket = `/tmp/persys-no-docker-${testId()}.sock`;
     const dataDir = mkdtempSync(join(runDir(), "up-"));
-    const { child, output, rest } = await up(
+    const { child, output, rest, exited } = await up(
       ["--data-dir", dataDir, "--grpc", `127.0.0.1:${grpc}`, "--http", `127.0.0.1:${http}`, "--docker-socket", socket],
       join(dataDir, "client.yaml"),
     );
@@ -182,6 +159,6 @@ describe("persys up", () => {
     expect(nodes.status).toBe(200);
     expect(nodes.body.nodes ?? []).toEqual([]);
     child.kill("SIGINT");
-    expect(await exited(child)).toBe(0);
+    expect(await exited()).toBe(0);
   });
 });

@@ -9,7 +9,7 @@
  * Needs `pulumi/dist` built (scripts/test.sh builds; the program imports `@persys/pulumi` as a user
  * would) and `agent/dist` (persys up starts the agent from it); the provider runs from its sources.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { container, PersysClient } from "@persys/sdk";
@@ -25,6 +25,7 @@ import {
   testId,
   workloadContainers,
 } from "../agent/support/docker-fixtures.js";
+import { type LaunchedPersysUp, launchPersysUp } from "../support/persys-up.js";
 import { runDir } from "../support/services.js";
 import { writePersysPlugin } from "./support/persys-plugin.js";
 import {
@@ -45,8 +46,7 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
   let cli: PulumiCli;
   let sandbox: PulumiSandbox;
   let project: string;
-  let persysUp: ChildProcess | undefined;
-  let upOutput = "";
+  let persysUp: LaunchedPersysUp | undefined;
   let client: PersysClient;
   let webId = "";
   let revision = "";
@@ -79,14 +79,8 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
     // persysctl context (admin certificate) that the SDK and the provider discover, as for a user.
     const dataDir = mkdtempSync(join(runDir(), "pulumi-e2e-"));
     const clientConfig = join(dataDir, "client.yaml");
-    persysUp = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "--conditions=development",
-        join(repoRoot, "controlplane/src/cli/persys.ts"),
-        "up",
+    persysUp = await launchPersysUp({
+      args: [
         "--data-dir",
         dataDir,
         "--grpc",
@@ -100,16 +94,7 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
         "--agent-metrics",
         `127.0.0.1:${agentMetrics}`,
       ],
-      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PERSYS_CONFIG: clientConfig } },
-    );
-    persysUp.stdout!.on("data", (d) => (upOutput += d));
-    persysUp.stderr!.on("data", (d) => (upOutput += d));
-    await until(
-      "persys up printed its banner",
-      () => upOutput.includes("Persys single-node cluster is up"),
-      90_000,
-    ).catch((error) => {
-      throw new Error(`${(error as Error).message}\n${upOutput}`);
+      env: { PERSYS_CONFIG: clientConfig },
     });
     client = PersysClient.fromEnvironment({ env: { PERSYS_CONFIG: clientConfig } });
     await until(
@@ -117,7 +102,7 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
       async () => (await client.nodes.get(nodeId).catch(() => undefined))?.state === 1,
       90_000,
     ).catch((error) => {
-      throw new Error(`${(error as Error).message}\n${upOutput}`);
+      throw new Error(`${(error as Error).message}\n${persysUp?.output()}`);
     });
 
     // The project: the example's Pulumi.yaml settings, its program compiled into bin/, the plugin folder.
@@ -153,12 +138,7 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
 
   afterAll(async () => {
     client?.close();
-    if (persysUp && persysUp.exitCode === null) {
-      const exited = new Promise((ok) => persysUp!.once("exit", ok));
-      persysUp.kill("SIGINT");
-      await Promise.race([exited, new Promise((ok) => setTimeout(ok, 10_000))]);
-      if (persysUp.exitCode === null) persysUp.kill("SIGKILL");
-    }
+    await persysUp?.stop();
     await cleanupDocker([nodeId]);
     sandbox?.cleanup();
   }, 60_000);

@@ -3,15 +3,13 @@
  * local agent on this machine's Docker, started from the sources as a person would run it. Reads the
  * REST URL and, when the server prints one, the admin token from its banner.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { until } from "../../agent/support/agent-harness.js";
 import { cleanupDocker, freePort, testId } from "../../agent/support/docker-fixtures.js";
 import { httpsJson } from "../../security/support/https-json.js";
+import { launchPersysUp } from "../../support/persys-up.js";
 import { runDir } from "../../support/services.js";
-
-const root = resolve(import.meta.dirname, "../../..");
 
 /** A running `persys up`. */
 export interface PersysUp {
@@ -42,11 +40,6 @@ export function parseBanner(output: string): { url?: string; token?: string } {
  * `--no-context` keeps it from writing a persysctl context into the home folder.
  */
 export async function startPersysUp(options: { readonly extraArgs?: readonly string[] } = {}): Promise<PersysUp> {
-  for (const built of ["agent/dist/cli/persys-agent.js", "ui/dist/index.html"]) {
-    if (!existsSync(join(root, built))) {
-      throw new Error(`${built} is missing: run npm run build first (scripts/test.sh does)`);
-    }
-  }
   const nodeId = `ui-${testId()}`;
   const [grpc, http, agentGrpc, agentMetrics] = [
     await freePort(),
@@ -54,70 +47,43 @@ export async function startPersysUp(options: { readonly extraArgs?: readonly str
     await freePort(),
     await freePort(),
   ];
-  const args = [
-    "--data-dir",
-    mkdtempSync(join(runDir(), "ui-up-")),
-    "--grpc",
-    `127.0.0.1:${grpc}`,
-    "--http",
-    `127.0.0.1:${http}`,
-    "--node-id",
-    nodeId,
-    "--agent-grpc",
-    `127.0.0.1:${agentGrpc}`,
-    "--agent-metrics",
-    `127.0.0.1:${agentMetrics}`,
-    "--no-context",
-    ...(options.extraArgs ?? []),
-    // Debugging knob: e.g. PERSYS_UI_UP_ARGS=--insecure runs the flows against a plaintext server.
-    ...(process.env.PERSYS_UI_UP_ARGS?.split(" ").filter(Boolean) ?? []),
-  ];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=development", join(root, "controlplane/src/cli/persys.ts"), "up", ...args],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  // If the test process ends without stop() (a timed-out hook, Ctrl-C), Ctrl-C the cluster too.
-  const onExit = () => child.kill("SIGINT");
-  process.once("exit", onExit);
-  child.once("exit", () => process.off("exit", onExit));
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once("exit", () => r())));
+  const launched = await launchPersysUp({
+    needs: ["agent/dist/cli/persys-agent.js", "ui/dist/index.html"],
+    args: [
+      "--data-dir",
+      mkdtempSync(join(runDir(), "ui-up-")),
+      "--grpc",
+      `127.0.0.1:${grpc}`,
+      "--http",
+      `127.0.0.1:${http}`,
+      "--node-id",
+      nodeId,
+      "--agent-grpc",
+      `127.0.0.1:${agentGrpc}`,
+      "--agent-metrics",
+      `127.0.0.1:${agentMetrics}`,
+      "--no-context",
+      ...(options.extraArgs ?? []),
+      // Debugging knob: e.g. PERSYS_UI_UP_ARGS=--insecure runs the flows against a plaintext server.
+      ...(process.env.PERSYS_UI_UP_ARGS?.split(" ").filter(Boolean) ?? []),
+    ],
+  }).catch(async (error: unknown) => {
+    await cleanupDocker([nodeId]);
+    throw error;
+  });
+  const output = () => launched.output();
   let stopping: Promise<void> | undefined;
   const stop = () => {
-    stopping ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGINT");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      await cleanupDocker([nodeId]);
-    })();
+    stopping ??= launched.stop().then(() => cleanupDocker([nodeId]));
     return stopping;
   };
-  try {
-    await until(
-      "persys up printed its banner",
-      () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error("persys up exited before its banner");
-        return output.includes("Persys single-node cluster is up");
-      },
-      90_000,
-    );
-  } catch (error) {
-    await stop();
-    throw new Error(`${(error as Error).message}\n${output}`);
-  }
-  const { url, token } = parseBanner(output);
+  const { url, token } = parseBanner(output());
   if (!url) {
     await stop();
-    throw new Error(`persys up printed no REST URL:\n${output}`);
+    throw new Error(`persys up printed no REST URL:\n${output()}`);
   }
   const https = url.startsWith("https:");
-  const caFile = /^\s*CA:\s+(\S+)\s*$/m.exec(output)?.[1];
+  const caFile = /^\s*CA:\s+(\S+)\s*$/m.exec(output())?.[1];
   const ca = https && caFile ? readFileSync(caFile, "utf8") : undefined;
   const rest = async (method: string, path: string, body?: unknown) => {
     if (ca)
@@ -136,7 +102,7 @@ export async function startPersysUp(options: { readonly extraArgs?: readonly str
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : undefined };
   };
-  const up: PersysUp = { url, token, nodeId, https, output: () => output, rest, stop };
+  const up: PersysUp = { url, token, nodeId, https, output, rest, stop };
   try {
     await until(
       "the local node is ready",
@@ -145,7 +111,7 @@ export async function startPersysUp(options: { readonly extraArgs?: readonly str
     );
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}\n${output}`);
+    throw new Error(`${(error as Error).message}\n${output()}`);
   }
   return up;
 }
