@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpsJson } from "../security/support/https-json.js";
-import { type LaunchedPersysUp, launchPersysUp } from "../support/persys-up.js";
+import { type LaunchedPersysUp, launchPersysUp, testClusterFlags } from "../support/persys-up.js";
 import { runDir } from "../support/services.js";
 import { until } from "./support/agent-harness.js";
 import {
@@ -74,31 +74,11 @@ describe("persys up", () => {
     const id = testId();
     const nodeId = `up-${id}`;
     nodes.push(nodeId);
-    const [grpc, http, agentGrpc, agentMetrics] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
     const dataDir = mkdtempSync(join(runDir(), "up-"));
     const clientConfig = join(dataDir, "client.yaml");
-    const { child, output, rest, exited } = await up(
-      [
-        "--data-dir",
-        dataDir,
-        "--grpc",
-        `127.0.0.1:${grpc}`,
-        "--http",
-        `127.0.0.1:${http}`,
-        "--node-id",
-        nodeId,
-        "--agent-grpc",
-        `127.0.0.1:${agentGrpc}`,
-        "--agent-metrics",
-        `127.0.0.1:${agentMetrics}`,
-      ],
-      clientConfig,
-    );
+    const cluster = await testClusterFlags(dataDir, nodeId);
+    const { grpc, http, agentGrpc, agentMetrics } = cluster.ports;
+    const { child, output, rest, exited } = await up(cluster.args, clientConfig);
     expect(output()).toContain(`  REST API:  https://127.0.0.1:${http}/v1`);
     expect(output()).toContain(`  context:   persys-up in ${clientConfig} (admin certificate)`);
     expect(readFileSync(clientConfig, "utf8")).toContain(`endpoint: https://127.0.0.1:${grpc}`);

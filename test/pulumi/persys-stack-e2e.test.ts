@@ -10,7 +10,7 @@
  * would) and `agent/dist` (persys up starts the agent from it); the provider runs from its sources.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, symlinkSync } from "node:fs";
+import { mkdtempSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { container, PersysClient } from "@persys/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +25,7 @@ import {
   testId,
   workloadContainers,
 } from "../agent/support/docker-fixtures.js";
-import { type LaunchedPersysUp, launchPersysUp } from "../support/persys-up.js";
+import { type LaunchedPersysUp, launchPersysUp, testClusterFlags } from "../support/persys-up.js";
 import { runDir } from "../support/services.js";
 import { writePersysPlugin } from "./support/persys-plugin.js";
 import {
@@ -64,37 +64,16 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
   beforeAll(async () => {
     cli = await requirePulumiCli();
     await requireDocker();
-    for (const built of ["pulumi/dist/index.js", "agent/dist/cli/persys-agent.js"]) {
-      if (!existsSync(join(repoRoot, built)))
-        throw new Error(`${built} is missing: run npx tsc -b first (scripts/test.sh does)`);
-    }
-    const [grpc, http, agentGrpc, agentMetrics, hostPort] = await Promise.all([
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
-    ]);
+    const hostPort = await freePort();
     // persys up: a temp data dir, non-default ports, its own node id; it serves TLS and writes a
     // persysctl context (admin certificate) that the SDK and the provider discover, as for a user.
     const dataDir = mkdtempSync(join(runDir(), "pulumi-e2e-"));
     const clientConfig = join(dataDir, "client.yaml");
+    const cluster = await testClusterFlags(dataDir, nodeId);
     persysUp = await launchPersysUp({
-      args: [
-        "--data-dir",
-        dataDir,
-        "--grpc",
-        `127.0.0.1:${grpc}`,
-        "--http",
-        `127.0.0.1:${http}`,
-        "--node-id",
-        nodeId,
-        "--agent-grpc",
-        `127.0.0.1:${agentGrpc}`,
-        "--agent-metrics",
-        `127.0.0.1:${agentMetrics}`,
-      ],
+      args: cluster.args,
       env: { PERSYS_CONFIG: clientConfig },
+      needs: ["pulumi/dist/index.js", "agent/dist/cli/persys-agent.js"],
     });
     client = PersysClient.fromEnvironment({ env: { PERSYS_CONFIG: clientConfig } });
     await until(
@@ -126,7 +105,7 @@ describe("pulumi with Persys resources against persys up (real agent and Docker)
     symlinkSync(join(repoRoot, "node_modules"), join(project, "node_modules"), "dir");
     await cliRun(["stack", "init", "dev"]);
     for (const [key, value] of [
-      ["persys:endpoint", `127.0.0.1:${grpc}`],
+      ["persys:endpoint", `127.0.0.1:${cluster.ports.grpc}`],
       ["compose", "false"],
       ["vm", "false"],
       ["hostPort", String(hostPort)],

@@ -6,8 +6,40 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { freePort } from "../agent/support/docker-fixtures.js";
 
 const root = resolve(import.meta.dirname, "../..");
+
+/** The ports a test cluster's `persys up` listens on. */
+export interface UpPorts {
+  readonly grpc: number;
+  readonly http: number;
+  readonly agentGrpc: number;
+  readonly agentMetrics: number;
+}
+
+/**
+ * The `persys up` flags of a test cluster: its data dir, free loopback ports for the control plane
+ * and the local agent, and its own node id (so its containers are told apart and cleaned up).
+ */
+export async function testClusterFlags(dataDir: string, nodeId: string): Promise<{ args: string[]; ports: UpPorts }> {
+  const [grpc, http, agentGrpc, agentMetrics] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const args = ["--data-dir", dataDir, "--grpc", `127.0.0.1:${grpc}`, "--http", `127.0.0.1:${http}`];
+  args.push(
+    "--node-id",
+    nodeId,
+    "--agent-grpc",
+    `127.0.0.1:${agentGrpc}`,
+    "--agent-metrics",
+    `127.0.0.1:${agentMetrics}`,
+  );
+  return { args, ports: { grpc, http, agentGrpc, agentMetrics } };
+}
 
 /** A running `persys up` process. */
 export interface LaunchedPersysUp {

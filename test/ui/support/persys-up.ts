@@ -6,9 +6,9 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { until } from "../../agent/support/agent-harness.js";
-import { cleanupDocker, freePort, testId } from "../../agent/support/docker-fixtures.js";
+import { cleanupDocker, testId } from "../../agent/support/docker-fixtures.js";
 import { httpsJson } from "../../security/support/https-json.js";
-import { launchPersysUp } from "../../support/persys-up.js";
+import { launchPersysUp, testClusterFlags } from "../../support/persys-up.js";
 import { runDir } from "../../support/services.js";
 
 /** A running `persys up`. */
@@ -41,27 +41,11 @@ export function parseBanner(output: string): { url?: string; token?: string } {
  */
 export async function startPersysUp(options: { readonly extraArgs?: readonly string[] } = {}): Promise<PersysUp> {
   const nodeId = `ui-${testId()}`;
-  const [grpc, http, agentGrpc, agentMetrics] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
+  const cluster = await testClusterFlags(mkdtempSync(join(runDir(), "ui-up-")), nodeId);
   const launched = await launchPersysUp({
     needs: ["agent/dist/cli/persys-agent.js", "ui/dist/index.html"],
     args: [
-      "--data-dir",
-      mkdtempSync(join(runDir(), "ui-up-")),
-      "--grpc",
-      `127.0.0.1:${grpc}`,
-      "--http",
-      `127.0.0.1:${http}`,
-      "--node-id",
-      nodeId,
-      "--agent-grpc",
-      `127.0.0.1:${agentGrpc}`,
-      "--agent-metrics",
-      `127.0.0.1:${agentMetrics}`,
+      ...cluster.args,
       "--no-context",
       ...(options.extraArgs ?? []),
       // Debugging knob: e.g. PERSYS_UI_UP_ARGS=--insecure runs the flows against a plaintext server.
