@@ -1,4 +1,5 @@
-import { EmbeddedEventStore, type EmbeddedEventStoreOptions } from "./embedded/embedded-event-store.js";
+import type { EmbeddedEventStoreOptions } from "./embedded/embedded-event-store.js";
+import { ThreadedEventStore } from "./embedded/threaded-event-store.js";
 import type { EventRetentionDefaults, EventStore } from "./event-store.js";
 import { defaultEventRetention } from "./event-store.js";
 import { ArgumentCheck, resolveRetention } from "./event-store-arguments.js";
@@ -64,7 +65,9 @@ export async function openEventStore(config: EventStoreConfig): Promise<EventSto
       check.add("dataDir", "must be the path of a folder for the event store's files");
     for (const key of embeddedTunables) check.positiveInteger(given[key], key, undefined);
     check.done();
-    return EmbeddedEventStore.open({ ...(config as EmbeddedEventStoreConfig), defaults });
+    const { kind: _kind, ...options } = config as EmbeddedEventStoreConfig;
+    // SQLite's commits, checkpoints and sweeps run on a worker thread, off the caller's thread.
+    return ThreadedEventStore.open({ ...options, defaults });
   }
   check.add("kind", `must be "redis" or "embedded" (got ${JSON.stringify(given.kind) ?? "nothing"})`);
   check.done();

@@ -286,18 +286,7 @@ export class EmbeddedEventStore implements EventStore {
   async subscribe(streams: string | readonly string[], options?: EventSubscribeOptions): Promise<EventSubscription> {
     const a = subscribeArguments(streams, options);
     this.run("subscribe", () => undefined); // refuses when closed
-    const cursors =
-      a.after ??
-      this.run("subscribe", () => {
-        const now = Date.now();
-        return new Map(
-          a.streams.map((name) => {
-            const row = this.sql.stream.get(name);
-            const live = row && row.expires_at > now;
-            return [name, live ? { ms: row.last_ms, seq: row.last_seq } : { ms: 0, seq: 0 }] as const;
-          }),
-        );
-      });
+    const cursors = a.after ?? this.lastIds(a.streams);
     const subscription = pullSubscription({
       cursors,
       signal: a.signal,
@@ -308,7 +297,25 @@ export class EmbeddedEventStore implements EventStore {
     return subscription;
   }
 
-  private fetchAfter(
+  /** Each stream's last id now (0-0 for a missing or expired stream): where a new subscription starts. */
+  lastIds(streams: readonly string[]): Map<string, EventIdParts> {
+    return this.run("subscribe", () => {
+      const now = Date.now();
+      return new Map(
+        streams.map((name) => {
+          const row = this.sql.stream.get(name);
+          const live = row && row.expires_at > now;
+          return [name, live ? { ms: row.last_ms, seq: row.last_seq } : { ms: 0, seq: 0 }] as const;
+        }),
+      );
+    });
+  }
+
+  /**
+   * The events after `cursors` in `streams` (up to a batch per stream); when there are none, waits for
+   * an append in this process, a poll tick or `signal`, then resolves `[]`. What subscriptions pull.
+   */
+  fetchAfter(
     streams: readonly string[],
     cursors: ReadonlyMap<string, EventIdParts>,
     signal: AbortSignal,
