@@ -73,6 +73,35 @@ export function pullSubscription(options: {
   };
 }
 
+/** Resolves with the promise's value, or `undefined` as soon as `signal` aborts. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A store's subscription over `fetch`, kept in `live` until it ends (so closing the store ends it). */
+export function trackedSubscription(
+  live: Set<EventSubscription>,
+  options: Omit<Parameters<typeof pullSubscription>[0], "onEnd">,
+): EventSubscription {
+  const subscription = pullSubscription({ ...options, onEnd: () => live.delete(subscription) });
+  live.add(subscription);
+  return subscription;
+}
+
 function idOf(event: StoredEvent): EventIdParts {
   const parts = parseEventId(event.id);
   if (!parts) throw new TypeError(`store produced a malformed event id ${event.id}`);

@@ -30,7 +30,7 @@ import {
   subscribeArguments,
 } from "../event-store-arguments.js";
 import { HealthSignal } from "../health-signal.js";
-import { pullSubscription } from "../pull-subscription.js";
+import { trackedSubscription } from "../pull-subscription.js";
 import { prepareSchema, prepareStatements, type Statements } from "./embedded-schema.js";
 
 /** Settings of an {@link EmbeddedEventStore}; all but `dataDir` have defaults. */
@@ -287,14 +287,11 @@ export class EmbeddedEventStore implements EventStore {
     const a = subscribeArguments(streams, options);
     this.run("subscribe", () => undefined); // refuses when closed
     const cursors = a.after ?? this.lastIds(a.streams);
-    const subscription = pullSubscription({
+    return trackedSubscription(this.subscriptions, {
       cursors,
       signal: a.signal,
       fetch: (at, signal) => this.fetchAfter(a.streams, at, signal),
-      onEnd: () => this.subscriptions.delete(subscription),
     });
-    this.subscriptions.add(subscription);
-    return subscription;
   }
 
   /** Each stream's last id now (0-0 for a missing or expired stream): where a new subscription starts. */

@@ -20,7 +20,7 @@ import type {
 } from "../event-store.js";
 import { subscribeArguments } from "../event-store-arguments.js";
 import { HealthSignal } from "../health-signal.js";
-import { pullSubscription } from "../pull-subscription.js";
+import { trackedSubscription, untilAborted } from "../pull-subscription.js";
 import type { EmbeddedEventStoreOptions } from "./embedded-event-store.js";
 import { fromWire, type WorkerMethod, type WorkerReply, type WorkerRequest } from "./event-worker-protocol.js";
 
@@ -47,6 +47,8 @@ export class ThreadedEventStore implements EventStore {
   private nextId = 1;
   private closed = false;
   private closing: Promise<void> | undefined;
+  /** Set when the worker died: every call fails with it. */
+  private lost: PersysError | undefined;
 
   private constructor(
     private readonly worker: Worker,
@@ -57,9 +59,9 @@ export class ThreadedEventStore implements EventStore {
       for (const reply of replies) this.receive(reply);
     });
     const lost = (why: string) => {
-      this.closed = true;
+      this.lost = new PersysError("STORAGE_ERROR", `event store ${why}`);
       this.setHealth({ state: "degraded", reason: why });
-      for (const p of this.pending.values()) p.reject(new PersysError("STORAGE_ERROR", `event store ${why}`));
+      for (const p of this.pending.values()) p.reject(this.lost);
       this.pending.clear();
     };
     worker.on("error", (error) => lost(`worker failed: ${error.message}`));
@@ -101,14 +103,11 @@ export class ThreadedEventStore implements EventStore {
     const a = subscribeArguments(streams, options);
     if (this.closed) throw closedError();
     const cursors = a.after ?? ((await this.call("lastIds", [a.streams])) as Map<string, EventIdParts>);
-    const subscription = pullSubscription({
+    return trackedSubscription(this.subscriptions, {
       cursors,
       signal: a.signal,
       fetch: (at, signal) => this.fetchAfter(a.streams, at, signal),
-      onEnd: () => this.subscriptions.delete(subscription),
     });
-    this.subscriptions.add(subscription);
-    return subscription;
   }
 
   incr(key: string, by?: number, options?: CounterOptions): Promise<number> {
@@ -139,12 +138,12 @@ export class ThreadedEventStore implements EventStore {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await Promise.all([...this.subscriptions].map((s) => s.close()));
-      if (!this.closed) await this.call("close", []).catch(() => undefined);
+      if (!this.closed && !this.lost) await this.call("close", []).catch(() => undefined);
       this.closed = true;
       for (const p of this.pending.values()) p.reject(closedError());
       this.pending.clear();
       await this.worker.terminate();
-      this.setHealth({ state: "degraded", reason: "closed" });
+      if (!this.lost) this.setHealth({ state: "degraded", reason: "closed" });
     })();
     return this.closing;
   }
@@ -155,30 +154,24 @@ export class ThreadedEventStore implements EventStore {
     cursors: ReadonlyMap<string, EventIdParts>,
     signal: AbortSignal,
   ): Promise<StoredEvent[]> {
-    if (signal.aborted || this.closed) return Promise.resolve([]);
+    if (signal.aborted || this.closed || this.lost) return Promise.resolve([]);
     const id = this.nextId;
     const fetched = this.call("fetchAfter", [streams, new Map(cursors)]) as Promise<StoredEvent[]>;
-    return new Promise<StoredEvent[]>((resolve, reject) => {
-      const onAbort = () => {
-        this.post({ cancel: id });
-        resolve([]);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      fetched.then(
-        (events) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(events);
-        },
+    const cancel = () => this.post({ cancel: id });
+    signal.addEventListener("abort", cancel, { once: true });
+    return untilAborted(fetched, signal)
+      .then(
+        (events) => events ?? [],
         (error: unknown) => {
-          signal.removeEventListener("abort", onAbort);
-          if (signal.aborted || this.closed) resolve([]);
-          else reject(error);
+          if (signal.aborted || this.closed) return [];
+          throw error;
         },
-      );
-    });
+      )
+      .finally(() => signal.removeEventListener("abort", cancel));
   }
 
   private call(method: WorkerMethod, args: readonly unknown[]): Promise<unknown> {
+    if (this.lost) return Promise.reject(this.lost);
     if (this.closed || (this.closing && method !== "close")) return Promise.reject(closedError());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -27,7 +27,7 @@ import {
   subscribeArguments,
 } from "../event-store-arguments.js";
 import { HealthSignal } from "../health-signal.js";
-import { pullSubscription } from "../pull-subscription.js";
+import { pullSubscription, untilAborted } from "../pull-subscription.js";
 import {
   eventFromEntry,
   lowerBound,
@@ -38,7 +38,7 @@ import {
 } from "./redis-codec.js";
 import { isTransientRedisError, redisCommandError } from "./redis-errors.js";
 import { defineScripts, type ScriptedRedis } from "./redis-scripts.js";
-import { sleep, untilAborted, untilReady } from "./redis-waits.js";
+import { sleep, untilReady } from "./redis-waits.js";
 import { WriteQueue } from "./write-queue.js";
 
 /** Settings of a {@link RedisEventStore}; all but `url` have defaults. */

@@ -1,25 +1,8 @@
 import type { Redis } from "ioredis";
 
-const noop = () => {};
+import { untilAborted } from "../pull-subscription.js";
 
-/** Resolves with the promise's value, or `undefined` as soon as `signal` aborts. */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise<T | undefined>((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+const noop = () => {};
 
 /** Resolves when `connection` is ready, `signal` aborts, or after a second (the caller re-checks). */
 export function untilReady(connection: Redis, signal: AbortSignal): Promise<void> {
