@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadServerConfig } from "@persys/controlplane";
+import { loadServerConfig, openStateStore } from "@persys/controlplane";
 import pino from "pino";
 import { runServer } from "../../controlplane/src/cli/run-server.js";
 
@@ -146,6 +146,12 @@ async function main() {
   await clientProcess.close();
   await fleet.close();
   await server.close();
+  // Leave etcd as we found it: a store that keeps every run's keys and revisions grows by hundreds
+  // of MB a run and slows the runs after it.
+  const cleanup = await openStateStore({ kind: "etcd", endpoints });
+  await cleanup.deletePrefix(prefix);
+  await cleanup.compact(await cleanup.currentRevision());
+  await cleanup.close();
 }
 
 interface FleetStats {
