@@ -12,7 +12,9 @@ describe("the embedded event store on a worker thread", () => {
   it("keeps the order of appends made in one turn and reads them back", async () => {
     const store = await open();
     try {
-      const ids = await Promise.all(Array.from({ length: 50 }, (_, i) => store.append("s", { fields: { n: String(i) } })));
+      const ids = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => store.append("s", { fields: { n: String(i) } })),
+      );
       expect([...ids].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))).toEqual(ids);
       const events = await store.read("s");
       expect(events.map((e) => e.fields.n)).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
