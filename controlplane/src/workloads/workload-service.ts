@@ -10,13 +10,12 @@ import {
 } from "@persys/schema";
 import type { ClusterState, Versioned } from "../cluster/cluster-state.js";
 import { composeWarnings } from "../cluster/compose-workload.js";
-import { ConsistentReads } from "../cluster/consistent-reads.js";
 import type { EventRecorder } from "../cluster/event-recorder.js";
 import type { ClusterKeys } from "../cluster/keys.js";
 import { encodeRecord, moveApplies, type WorkloadRecord, workloadOf } from "../cluster/records.js";
 import { apiDiagnosis } from "../cluster/scheduler-mapping.js";
 import type { SchedulingView } from "../scheduling/scheduling-view.js";
-import type { Compare, StateStore } from "../state/state-store.js";
+import { type Compare, MAX_TXN_OPS, type StateStore } from "../state/state-store.js";
 import { type BatchItem, TxnBatcher } from "../state/txn-batcher.js";
 import { decodeJson } from "../state/value-codec.js";
 import { pageSize, pageToken, parseLabelSelector } from "./label-selector-query.js";
@@ -63,13 +62,11 @@ const inputJson = (w: api.Workload) => JSON.stringify(api.Workload.toJSON({ ...w
  */
 export class WorkloadService {
   private readonly clock: () => number;
-  private readonly reads: ConsistentReads;
   /** Applies group-commit: concurrent ones share store transactions (no leader fence: any server writes). */
   private readonly writes: TxnBatcher;
 
   constructor(private readonly o: WorkloadServiceOptions) {
     this.clock = o.clock ?? Date.now;
-    this.reads = new ConsistentReads(o.store, o.state);
     this.writes = new TxnBatcher(o.store, () => undefined);
   }
 
@@ -157,7 +154,7 @@ export class WorkloadService {
 
   /**
    * Applies every item or none: all are validated and checked against the stored records (read
-   * linearizably from the cache) before anything is written; then the changed ones are written with
+   * linearizably, all in one store transaction) before anything is written; then the changed ones are written with
    * compare-and-swap through the group-committing batcher, so concurrent applies share store
    * transactions. An item whose compare failed (a concurrent change) is checked and written again.
    * With `listPath`, error details name `<listPath>[i].<field>`; without it (one item) the fields.
@@ -179,7 +176,8 @@ export class WorkloadService {
     const outcomes: ApplyOutcome[] = [];
     let todo = prepared.map((_, i) => i);
     for (let attempt = 0; attempt < 8 && todo.length > 0; attempt++) {
-      await this.reads.sync();
+      const stored = await this.readRecords(todo.map((i) => prepared[i]!.workload.id));
+      let seen = 0;
       const writes: {
         index: number;
         workload: api.Workload;
@@ -190,11 +188,12 @@ export class WorkloadService {
       for (const i of todo) {
         const { workload, revision, expectedRevision } = prepared[i]!;
         const key = this.o.keys.workload(workload.id);
-        const held = this.o.state.workloads.get(workload.id);
+        const held = stored.get(workload.id);
         const existing = held?.value;
         const record = this.applied(workload, revision, existing, expectedRevision, (path) => at(i, path));
         if (!record) {
           outcomes[i] = { id: workload.id, changed: false, created: false };
+          seen = Math.max(seen, held!.modRevision);
           continue;
         }
         const compare: Compare = held
@@ -215,13 +214,40 @@ export class WorkloadService {
           this.recordApplied(w.workload, w.record, w.previous);
         }
       });
-      if (revision > 0) await this.o.state.waitFor(revision);
+      // Read-your-writes for the views answered: the cache holds every record read or written.
+      if (Math.max(revision, seen) > 0) await this.o.state.waitFor(Math.max(revision, seen));
     }
     if (todo.length > 0) {
       const ids = todo.map((i) => prepared[i]!.workload.id).join(", ");
       throw new PersysError("CONFLICT", `workload ${ids} changed concurrently too often; retry`);
     }
     return outcomes;
+  }
+
+  /**
+   * The stored records of `ids`, read linearizably in as few store transactions as the store allows
+   * (one for up to MAX_TXN_OPS ids), with the modRevision each write compares against.
+   */
+  private async readRecords(ids: readonly string[]): Promise<Map<string, Versioned<WorkloadRecord>>> {
+    const chunks: string[][] = [];
+    for (let from = 0; from < ids.length; from += MAX_TXN_OPS) chunks.push(ids.slice(from, from + MAX_TXN_OPS));
+    const read = await Promise.all(
+      chunks.map((chunk) =>
+        this.o.store.txn({ success: chunk.map((id) => ({ type: "get" as const, key: this.o.keys.workload(id) })) }),
+      ),
+    );
+    const records = new Map<string, Versioned<WorkloadRecord>>();
+    read.forEach((result, c) =>
+      result.results.forEach((r, k) => {
+        if (r.type === "get" && r.kv)
+          records.set(chunks[c]![k]!, {
+            value: decodeJson<WorkloadRecord>(r.kv.value),
+            modRevision: r.kv.modRevision,
+            createRevision: r.kv.createRevision,
+          });
+      }),
+    );
+    return records;
   }
 
   /**
