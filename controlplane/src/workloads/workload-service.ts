@@ -237,16 +237,13 @@ export class WorkloadService {
       ),
     );
     const records = new Map<string, Versioned<WorkloadRecord>>();
-    read.forEach((result, c) =>
-      result.results.forEach((r, k) => {
-        if (r.type === "get" && r.kv)
-          records.set(chunks[c]![k]!, {
-            value: decodeJson<WorkloadRecord>(r.kv.value),
-            modRevision: r.kv.modRevision,
-            createRevision: r.kv.createRevision,
-          });
-      }),
-    );
+    for (const [c, result] of read.entries()) {
+      for (const [k, r] of result.results.entries()) {
+        if (r.type !== "get" || !r.kv) continue;
+        const { value, modRevision, createRevision } = r.kv;
+        records.set(chunks[c]![k]!, { value: decodeJson<WorkloadRecord>(value), modRevision, createRevision });
+      }
+    }
     return records;
   }
 
