@@ -76,6 +76,8 @@ describe("agent restart and garbage collection", () => {
     });
     await until("kept replica running", async () => (await h!.replica(wid))?.state === "REPLICA_STATE_RUNNING");
 
+    // The grace counts from the collector's first sighting, which can come before start() returns.
+    const made = Date.now();
     const orphan = await docker.createContainer({
       name: `ghost-${h.id}`,
       Image: BUSYBOX_IMAGE,
@@ -88,7 +90,6 @@ describe("agent restart and garbage collection", () => {
       },
     });
     await orphan.start();
-    const made = Date.now();
     await new Promise((r) => setTimeout(r, 1_000));
     expect((await orphan.inspect()).State.Running).toBe(true);
     await until(
