@@ -110,8 +110,20 @@ async function main() {
   await new Promise((r) => setTimeout(r, Number(flags["heartbeat-ms"]) * 1.5));
   await server.controlPlane.settled();
   const idleStart = (await writesSoFar(true)).count;
+  const idleCpu0 = {
+    controlPlane: process.cpuUsage(),
+    etcd: etcdPid ? cpuMsOfProcess(etcdPid) : 0,
+    fleet: (await fleet.ask<{ stats: FleetStats }>({ type: "stats" }, "stats")).stats.cpuMs,
+  };
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
   const idle = await writesSoFar();
+  const idleServerCpu = process.cpuUsage(idleCpu0.controlPlane);
+  const idleShare = (ms: number) => Math.round(ms / (idleSeconds * 10));
+  const idleCpuPercent = {
+    controlPlane: idleShare((idleServerCpu.user + idleServerCpu.system) / 1000),
+    etcd: etcdPid ? idleShare(cpuMsOfProcess(etcdPid) - idleCpu0.etcd) : undefined,
+    fleet: idleShare((await fleet.ask<{ stats: FleetStats }>({ type: "stats" }, "stats")).stats.cpuMs - idleCpu0.fleet),
+  };
   const idleWrites = idle.count - idleStart;
 
   const stats = (await fleet.ask<{ stats: FleetStats }>({ type: "stats" }, "stats")).stats;
@@ -138,6 +150,8 @@ async function main() {
       idleSeconds,
       idleEtcdWritesPerMinute: Math.round((idleWrites / idleSeconds) * 60),
       idleKeysWrittenByKind: idle.byKind,
+      // Share of one core each process spends while every node heartbeats and nothing changes.
+      idleCpuPercent,
       heartbeatsDuringRun: stats.heartbeats,
       rssMiB: Math.round(process.memoryUsage().rss / 1024 / 1024),
       loadAverage: loadavg()[0]!.toFixed(1),

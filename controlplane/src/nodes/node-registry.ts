@@ -12,7 +12,7 @@ import {
   type StrayRecord,
 } from "../cluster/records.js";
 import type { StateStore, TxnOp } from "../state/state-store.js";
-import { reportFingerprint, reportFromGo } from "./report-mapping.js";
+import { reportFromGo, sameReplicaReport } from "./report-mapping.js";
 import type { UsageRecorder } from "./usage-recorder.js";
 
 export interface NodeRegistryOptions {
@@ -66,6 +66,7 @@ export class NodeRegistry {
   private readonly clock: () => number;
   /** Serialises the heartbeats of one node (agents may send an extra one right after a change). */
   private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly decodedReports = new WeakMap<ReplicaStatusRecord, api.ReplicaReport>();
 
   constructor(private readonly o: NodeRegistryOptions) {
     this.clock = o.clock ?? Date.now;
@@ -215,9 +216,7 @@ export class NodeRegistry {
       return;
     }
     const current = this.o.state.status(workloadId, index)?.value;
-    if (current && current.nodeId === nodeId && reportFingerprint(reportOf(current)) === reportFingerprint(report)) {
-      return;
-    }
+    if (current && current.nodeId === nodeId && sameReplicaReport(this.storedReport(current), report)) return;
     const record: ReplicaStatusRecord = {
       nodeId,
       report: api.ReplicaReport.toJSON(report),
@@ -225,6 +224,16 @@ export class NodeRegistry {
       updatedAt: new Date(now).toISOString(),
     };
     ops.push({ type: "put", key: this.o.keys.status(workloadId, index), value: encodeRecord(record) });
+  }
+
+  /** The stored status's report, decoded once per stored record (records are replaced, never changed). */
+  private storedReport(record: ReplicaStatusRecord): api.ReplicaReport {
+    let report = this.decodedReports.get(record);
+    if (!report) {
+      report = reportOf(record);
+      this.decodedReports.set(record, report);
+    }
+    return report;
   }
 
   private recordUsage(request: control.HeartbeatRequest, now: number): void {

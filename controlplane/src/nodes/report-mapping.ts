@@ -85,8 +85,38 @@ export function reportFromGo(status: control.WorkloadStatus, workloadId: string,
   });
 }
 
-/** Canonical JSON of a report without the fields that change every heartbeat (usage, times). */
-export function reportFingerprint(report: api.ReplicaReport): string {
-  const { cpuMillicoresUsed: _c, memoryBytesUsed: _m, lastTransitionAt: _t, ...stable } = report;
-  return JSON.stringify(api.ReplicaReport.toJSON({ ...stable, cpuMillicoresUsed: 0, memoryBytesUsed: 0 }));
+/** Fields of a report that change with every heartbeat (measured use, transition time). */
+const VOLATILE_FIELDS = new Set<string>(["cpuMillicoresUsed", "memoryBytesUsed", "lastTransitionAt"]);
+
+/**
+ * Whether two reports say the same apart from the fields that change every heartbeat: a heartbeat
+ * whose reports all match the stored ones writes nothing. Compares the decoded messages field by
+ * field (a missing field equals `undefined`, dates by time), without encoding either.
+ */
+export function sameReplicaReport(a: api.ReplicaReport, b: api.ReplicaReport): boolean {
+  return sameFields(a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>, VOLATILE_FIELDS);
+}
+
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, skip?: ReadonlySet<string>): boolean {
+  for (const key in a) {
+    if (!skip?.has(key) && !sameValue(a[key], b[key])) return false;
+  }
+  for (const key in b) {
+    if (!(key in a) && !skip?.has(key) && b[key] !== undefined) return false;
+  }
+  return true;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (a instanceof Date || b instanceof Date) {
+    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>);
 }
