@@ -177,6 +177,11 @@ export const serverConfigSchema = z
       .object({
         /** Resolution of the usage and reservation series forecasts read (ms between points per series). */
         sampleIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
+        /**
+         * Points a second the usage and the reservation series may each write to the event store; past
+         * it (large clusters) their resolution coarsens in whole multiples of sampleIntervalMs.
+         */
+        maxSamplesPerSecond: z.number().int().min(1).max(1_000_000).default(1_000),
         /** Base URL of an OpenAI-compatible endpoint that may reword answers of Ask (none: the rules' wording). */
         modelUrl: url.optional(),
         /** Model name sent to that endpoint. */
@@ -185,7 +190,7 @@ export const serverConfigSchema = z
         modelApiKey: z.string().min(1).optional(),
       })
       .strict()
-      .default({ sampleIntervalMs: 10_000, modelName: "gpt-4o-mini" }),
+      .default({ sampleIntervalMs: 10_000, maxSamplesPerSecond: 1_000, modelName: "gpt-4o-mini" }),
     automation: z
       .object({
         /** How often the leader evaluates every policy (ms). */

@@ -1,6 +1,7 @@
 import type { ClusterState } from "../cluster/cluster-state.js";
 import { workloadOf } from "../cluster/records.js";
 import type { EventStore } from "../events/event-store.js";
+import { budgetedResolutionMs } from "./sample-budget.js";
 
 export type Dimension = "cpu" | "memory" | "disk";
 
@@ -28,16 +29,19 @@ export function reservationsByNode(state: ClusterState): Map<string, Record<Dime
  * Samples every node's reservations into the event store once per `intervalMs` (series bounded by
  * the store's defaults: 10,000 points, 7 days), so forecasts can fit a trend to them. Samples are
  * bucketed by the interval, so two servers sampling at once write the same points. Best effort: a
- * degraded event store loses samples, nothing else.
+ * degraded event store loses samples, nothing else. With `maxPointsPerSecond`, a cluster with more
+ * series than that allows at `intervalMs` is sampled every few ticks instead (sample-budget.ts).
  */
 export class ReservationSampler {
   private timer: NodeJS.Timeout | undefined;
+  private lastSampledAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly state: ClusterState,
     private readonly events: Pick<EventStore, "addSample">,
     private readonly intervalMs: number,
     private readonly now: () => number = Date.now,
+    private readonly maxPointsPerSecond = Number.POSITIVE_INFINITY,
   ) {}
 
   start(): void {
@@ -52,13 +56,17 @@ export class ReservationSampler {
     this.timer = undefined;
   }
 
-  /** Writes one point per node and dimension now. */
+  /** Writes one point per node and dimension now (unless the budget says this tick is skipped). */
   sample(): void {
     const at = this.now();
+    const resolution = budgetedResolutionMs(this.intervalMs, this.state.nodes.size * 3, this.maxPointsPerSecond);
+    // Ticks come about one interval apart: half an interval of slack keeps timer jitter from skipping one.
+    if (resolution > this.intervalMs && at - this.lastSampledAt < resolution - this.intervalMs / 2) return;
+    this.lastSampledAt = at;
     for (const [nodeId, sums] of reservationsByNode(this.state)) {
       for (const dimension of ["cpu", "memory", "disk"] as const) {
         this.events
-          .addSample(reservationSeries(nodeId, dimension), at, sums[dimension], { resolutionMs: this.intervalMs })
+          .addSample(reservationSeries(nodeId, dimension), at, sums[dimension], { resolutionMs: resolution })
           .catch(() => {});
       }
     }

@@ -1,5 +1,6 @@
 import type { api } from "@persys/schema";
 import type { EventStore } from "../events/event-store.js";
+import { budgetedResolutionMs } from "../intelligence/sample-budget.js";
 
 export interface UsageSample {
   readonly at: number;
@@ -21,16 +22,27 @@ export const usageSeries = {
 /**
  * Keeps the latest measured usage per node in memory (for node views and scoring) and writes usage
  * series to the event store at a bounded resolution (one point per series per `resolutionMs`), so
- * heartbeat rate does not become write rate.
+ * heartbeat rate does not become write rate; with `maxPointsPerSecond`, the resolution coarsens in
+ * whole multiples of `resolutionMs` when the series written lately would exceed it (sample-budget.ts).
  */
 export class UsageRecorder {
   private readonly latest = new Map<string, UsageSample>();
   private readonly lastWritten = new Map<string, number>();
+  private resolution: number;
+  private budgetedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly events: EventStore,
     private readonly resolutionMs = 10_000,
-  ) {}
+    private readonly maxPointsPerSecond = Number.POSITIVE_INFINITY,
+  ) {
+    this.resolution = resolutionMs;
+  }
+
+  /** The resolution in force now (ms between points of one series). */
+  get currentResolutionMs(): number {
+    return this.resolution;
+  }
 
   latestOf(nodeId: string): UsageSample | undefined {
     return this.latest.get(nodeId);
@@ -63,10 +75,20 @@ export class UsageRecorder {
   }
 
   private write(series: string, at: number, value: number): void {
+    if (at - this.budgetedAt >= this.resolutionMs) this.rebudget(at);
     const last = this.lastWritten.get(series) ?? 0;
-    if (at - last < this.resolutionMs || !Number.isFinite(value)) return;
+    if (at - last < this.resolution || !Number.isFinite(value)) return;
     this.lastWritten.set(series, at);
     // Usage is best effort: a degraded event store must not slow heartbeats down.
-    this.events.addSample(series, at, value, { resolutionMs: this.resolutionMs }).catch(() => {});
+    this.events.addSample(series, at, value, { resolutionMs: this.resolution }).catch(() => {});
+  }
+
+  /** Forgets series not written for three periods (gone replicas) and sizes the resolution to the rest. */
+  private rebudget(at: number): void {
+    this.budgetedAt = at;
+    for (const [series, last] of this.lastWritten) {
+      if (at - last > 3 * this.resolution) this.lastWritten.delete(series);
+    }
+    this.resolution = budgetedResolutionMs(this.resolutionMs, this.lastWritten.size, this.maxPointsPerSecond);
   }
 }

@@ -70,14 +70,24 @@ describe("WorkQueue", () => {
     await queue.stop();
   });
 
-  it("limits the overall start rate", async () => {
+  it("limits the overall retry rate with a token bucket, on top of each key's backoff", () => {
+    const queue = new WorkQueue(async () => {}, { baseDelayMs: 1, jitter: 0, ratePerSecond: 50, burst: 5 });
+    const delays = Array.from({ length: 20 }, (_, i) => queue.nextBackoff(`k${i}`));
+    // The burst goes at once; then one retry every 20 ms (50 a second).
+    expect(delays.slice(0, 5)).toEqual([1, 1, 1, 1, 1]);
+    expect(delays[5]).toBeGreaterThanOrEqual(15);
+    expect(delays[5]).toBeLessThanOrEqual(20);
+    expect(delays[19]).toBeGreaterThanOrEqual(280);
+    expect(delays[19]).toBeLessThanOrEqual(300);
+  });
+
+  it("does not rate limit fresh work: adds run as fast as the concurrency allows", async () => {
     let runs = 0;
-    const queue = new WorkQueue(async () => void runs++, { ratePerSecond: 50, burst: 5 });
-    for (let i = 0; i < 20; i++) queue.add(`k${i}`);
-    await sleep(110);
-    // 5 from the burst plus about 50/s over ~0.1 s.
-    expect(runs).toBeGreaterThanOrEqual(8);
-    expect(runs).toBeLessThanOrEqual(12);
+    const queue = new WorkQueue(async () => void runs++, { ratePerSecond: 50, burst: 5, concurrency: 64 });
+    for (let i = 0; i < 5_000; i++) queue.add(`k${i}`);
+    await queue.idle();
+    expect(runs).toBe(5_000);
+    expect(queue.depth).toBe(0);
     await queue.stop();
   });
 });

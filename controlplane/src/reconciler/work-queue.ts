@@ -4,7 +4,11 @@
  *   processed is processed again afterwards (never twice at the same time);
  * - delayed: `addAfter` queues a key later (retry timers);
  * - backed off: `addRateLimited` delays by an exponential per-key backoff with jitter, reset by `forget`;
- * - rate limited overall: at most `ratePerSecond` keys start per second (burst `burst`).
+ * - retries rate limited overall: backoffs also wait for a token of a `ratePerSecond` bucket (burst
+ *   `burst`), so a storm of failures is retried at a bounded rate. As in client-go (the maximum of
+ *   its per-item exponential and bucket limiters), fresh work (`add`) is not rate limited: it is
+ *   bounded by `concurrency` alone. (Limiting every start capped the reconciler at 1,000 keys a
+ *   second, a few hundred placements, whatever the machine could do.)
  */
 export interface WorkQueueOptions {
   /** Keys processed at once. */
@@ -15,7 +19,7 @@ export interface WorkQueueOptions {
   readonly maxDelayMs?: number;
   /** Fraction of random jitter added to each backoff delay (0..1). */
   readonly jitter?: number;
-  /** Overall start rate limit (token bucket). */
+  /** Overall retry rate limit (token bucket): retries beyond it wait for a token. */
   readonly ratePerSecond?: number;
   readonly burst?: number;
   /** Random source for jitter, replaceable in tests. */
@@ -25,7 +29,9 @@ export interface WorkQueueOptions {
 export type WorkHandler = (key: string) => Promise<void>;
 
 export class WorkQueue {
-  private readonly queue: string[] = [];
+  /** Keys waiting, oldest first from `head` (a shift per start would copy the whole array). */
+  private queue: string[] = [];
+  private head = 0;
   private readonly queued = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
@@ -34,7 +40,6 @@ export class WorkQueue {
   private readonly options: Required<WorkQueueOptions>;
   private tokens: number;
   private lastRefill = Date.now();
-  private refillTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private pumpScheduled = false;
   private idleWaiters: Array<() => void> = [];
@@ -109,7 +114,15 @@ export class WorkQueue {
     const failures = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, failures);
     const exponential = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (failures - 1));
-    return Math.round(exponential * (1 + this.options.jitter * this.options.random()));
+    const backoff = Math.round(exponential * (1 + this.options.jitter * this.options.random()));
+    return Math.max(backoff, this.reserveToken());
+  }
+
+  /** Takes a token of the retry bucket (going into debt) and returns how long until it is covered. */
+  private reserveToken(): number {
+    this.refill();
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.options.ratePerSecond);
   }
 
   /** Failures recorded for the key since the last `forget`. */
@@ -124,7 +137,7 @@ export class WorkQueue {
 
   /** Keys waiting or being processed (delayed keys not included). */
   get depth(): number {
-    return this.queue.length + this.processing.size;
+    return this.queue.length - this.head + this.processing.size;
   }
 
   /** Resolves when nothing is queued or processing (delayed keys may still be pending). */
@@ -138,8 +151,8 @@ export class WorkQueue {
     this.stopped = true;
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    if (this.refillTimer) clearTimeout(this.refillTimer);
-    this.queue.length = 0;
+    this.queue = [];
+    this.head = 0;
     this.queued.clear();
     while (this.processing.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
@@ -154,23 +167,15 @@ export class WorkQueue {
   }
 
   private pump(): void {
-    while (!this.stopped && this.processing.size < this.options.concurrency && this.queue.length > 0) {
-      this.refill();
-      if (this.tokens < 1) {
-        if (!this.refillTimer) {
-          const wait = Math.ceil(((1 - this.tokens) * 1000) / this.options.ratePerSecond);
-          this.refillTimer = setTimeout(() => {
-            this.refillTimer = undefined;
-            this.pump();
-          }, wait);
-        }
-        return;
-      }
-      this.tokens -= 1;
-      const key = this.queue.shift() as string;
+    while (!this.stopped && this.processing.size < this.options.concurrency && this.head < this.queue.length) {
+      const key = this.queue[this.head++] as string;
       this.queued.delete(key);
       this.processing.add(key);
       void this.run(key);
+    }
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
     }
     if (this.depth === 0) {
       const waiters = this.idleWaiters;

@@ -175,7 +175,11 @@ export class ControlPlane {
     const state = new ClusterState(store, keys);
     await state.start((error) => logger.error({ err: error.toBody() }, "state watch ended"));
     const recorder = new EventRecorder(eventStore, (error) => logger.debug({ err: String(error) }, "event dropped"));
-    const usage = new UsageRecorder(eventStore, config.intelligence.sampleIntervalMs);
+    const usage = new UsageRecorder(
+      eventStore,
+      config.intelligence.sampleIntervalMs,
+      config.intelligence.maxSamplesPerSecond,
+    );
     const view = new SchedulingView(state, usage, { strategy: config.scheduler.strategy });
     view.start();
     const registry = new NodeRegistry({
@@ -189,7 +193,13 @@ export class ControlPlane {
     const workloads = new WorkloadService({ store, state, keys, view, events: recorder });
     const nodes = new NodeService({ state, registry, usage, view });
     const pool = new AgentPool(options.agentCredentials ? { credentials: options.agentCredentials } : {});
-    const sampler = new ReservationSampler(state, eventStore, config.intelligence.sampleIntervalMs);
+    const sampler = new ReservationSampler(
+      state,
+      eventStore,
+      config.intelligence.sampleIntervalMs,
+      Date.now,
+      config.intelligence.maxSamplesPerSecond,
+    );
     const sources = { state, nodes, workloads, events: eventStore, now: Date.now };
     const policies = new PolicyStore(store, keys.prefix);
     const secretStore = new SecretStore(store, keys, options.secretSealer ?? (await defaultSecretSealer(config)));
