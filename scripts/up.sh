@@ -24,4 +24,4 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 echo "[up] build"
 npm run --silent build
-exec node controlplane/dist/cli/persys.js up "$@"
+exec node --max-semi-space-size=64 controlplane/dist/cli/persys.js up "$@"

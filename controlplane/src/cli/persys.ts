@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { configLeaves, PersysError } from "@persys/schema";

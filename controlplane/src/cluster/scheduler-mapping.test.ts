@@ -1,6 +1,6 @@
 import { api } from "@persys/schema";
 import { describe, expect, it } from "vitest";
-import { SchedulerEngine } from "../scheduler/index.js";
+import { MAX_FEASIBLE_VERDICTS, MAX_PLACED_VERDICTS, SchedulerEngine } from "../scheduler/index.js";
 import { makeNode, makeRequest, resources } from "../scheduler/simulation/index.js";
 import { ClusterSnapshot } from "../scheduler/snapshot/cluster-snapshot.js";
 import { apiDiagnosis } from "./scheduler-mapping.js";
@@ -59,8 +59,11 @@ describe("apiDiagnosis", () => {
     const placed = apiDiagnosis(
       engine().plan(makeRequest("web", { resources: resources(1000, 512) })).decisions[0]!.diagnosis,
     );
-    expect(placed.nodes).toHaveLength(64);
-    expect(placed.nodes.every((v) => v.feasible)).toBe(true);
-    expect(api.PlacementDiagnosis.encode(placed).finish().length).toBeLessThan(2 * 1024);
+    // A few feasible nodes, the winner first; the rest of the record says why the refused ones were not chosen.
+    expect(placed.nodes.filter((v) => v.feasible)).toHaveLength(MAX_FEASIBLE_VERDICTS);
+    expect(placed.nodes[0]!.nodeId).toBe(placed.winnerNodeId);
+    expect(placed.nodes).toHaveLength(MAX_PLACED_VERDICTS);
+    expect(placed.nodes.slice(MAX_FEASIBLE_VERDICTS).every((v) => !v.feasible && v.failures.length > 0)).toBe(true);
+    expect(api.PlacementDiagnosis.encode(placed).finish().length).toBeLessThan(1.5 * 1024);
   });
 });

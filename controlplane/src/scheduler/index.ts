@@ -25,7 +25,9 @@ export {
 } from "./diagnosis/diagnosis-message.js";
 export {
   type FilterFailure,
+  MAX_FEASIBLE_VERDICTS,
   MAX_NODE_VERDICTS,
+  MAX_PLACED_VERDICTS,
   MAX_RECORDED_FAILURES,
   type NodeVerdict,
   renderFilterDetail,

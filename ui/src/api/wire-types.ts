@@ -101,7 +101,7 @@ export interface PlacementDiagnosisJson {
   winnerNodeId?: string;
   message?: string;
   decidedAt?: string;
-  /** The recorded nodes (at most 64), in the scheduler's order: scored nodes best first, then refused ones. */
+  /** The recorded nodes (at most 64, 16 for a placement), in the scheduler's order: scored nodes best first, then refused ones. */
   nodes?: NodeVerdictJson[];
 }
 

@@ -79,7 +79,7 @@ export function failureText(f: FilterFailureJson): string {
  * exactly when the scheduler's filter refused that node in that decision, with the filter's numbers,
  * and a node failing several filters fails several columns. Nothing is re-evaluated here, so the grid
  * agrees with the recorded counts and message whatever changed in the cluster since. Only the
- * recorded nodes have rows (at most 64); `unrecorded` says how many others are only in the counts.
+ * recorded nodes have rows (at most 64, 16 for a placement); `unrecorded` says how many others are only in the counts.
  */
 export function buildDiagnosisGrid(diagnosis: PlacementDiagnosisJson | undefined): DiagnosisGrid {
   const verdicts = diagnosis?.nodes ?? [];

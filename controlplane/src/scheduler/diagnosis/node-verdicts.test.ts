@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { SchedulerEngine } from "../scheduler-engine.js";
 import { makeNode, makeRequest, resources } from "../simulation/node-builder.js";
 import { ClusterSnapshot } from "../snapshot/cluster-snapshot.js";
-import { MAX_NODE_VERDICTS, MAX_RECORDED_FAILURES, renderFilterDetail } from "./node-verdicts.js";
+import {
+  MAX_FEASIBLE_VERDICTS,
+  MAX_NODE_VERDICTS,
+  MAX_PLACED_VERDICTS,
+  MAX_RECORDED_FAILURES,
+  renderFilterDetail,
+} from "./node-verdicts.js";
 import type { PlacementDiagnosis } from "./placement-diagnosis.js";
 
 /** n0 down and cordoned, n1 cordoned, n0..n3 with 500m of cpu, the rest with 4000m. */
@@ -72,10 +78,12 @@ describe("recorded node verdicts", () => {
     expect(d.nodes.length).toBeLessThanOrEqual(MAX_NODE_VERDICTS);
     expect(d.nodes.reduce((sum, v) => sum + v.failures.length, 0)).toBeLessThanOrEqual(MAX_RECORDED_FAILURES);
     if (d.winner) {
-      expect(d.nodes).toHaveLength(MAX_NODE_VERDICTS);
+      const feasible = d.nodes.filter((v) => v.feasible);
       expect(d.nodes[0]!.nodeId).toBe(d.winner);
-      // Scored nodes fill the record before any refused one.
-      expect(d.nodes.every((v) => v.feasible)).toBe(true);
+      // A few scored nodes first (the candidates lead), then the room goes to refused nodes.
+      expect(feasible).toHaveLength(Math.min(MAX_FEASIBLE_VERDICTS, d.feasibleNodes));
+      expect(d.nodes.slice(0, feasible.length)).toEqual(feasible);
+      expect(d.nodes.length).toBe(Math.min(MAX_PLACED_VERDICTS, feasible.length + d.nodesEvaluated - d.feasibleNodes));
     } else expect(d.nodes.every((v) => !v.feasible)).toBe(true);
     // The whole plain diagnosis, as JSON: the stored form is about this size (proto JSON) or smaller (binary).
     const bytes = Buffer.byteLength(JSON.stringify(d));

@@ -5,9 +5,20 @@ import type { ReasonSlotInfo } from "./recorded-diagnosis.js";
 /**
  * At most this many nodes are recorded per diagnosis (`PlacementDiagnosis.nodes`): the scored
  * feasible nodes first (the candidates, best first, then the rest of the sampled window), then
- * refused nodes in slot order. Counts always cover every node; this keeps a stored diagnosis small.
+ * refused nodes in slot order (a placement records fewer, see {@link MAX_PLACED_VERDICTS}). Counts always cover every node; this keeps a stored diagnosis small.
  */
 export const MAX_NODE_VERDICTS = 64;
+
+/**
+ * A placement records fewer: at most {@link MAX_PLACED_VERDICTS} nodes, of them at most
+ * {@link MAX_FEASIBLE_VERDICTS} feasible (the candidates first, the winner leading), then refused
+ * ones. A feasible node's verdict says only "passed every filter", which `feasibleNodes` counts and
+ * `candidates` scores; every placement is stored with its diagnosis, and 64 such verdicts were most
+ * of what a placement wrote. A refusal keeps the full {@link MAX_NODE_VERDICTS}: there the refused
+ * nodes are the whole answer.
+ */
+export const MAX_PLACED_VERDICTS = 16;
+export const MAX_FEASIBLE_VERDICTS = 8;
 
 /**
  * At most this many filter failures are recorded per diagnosis, over all its refused nodes; a

@@ -1,4 +1,10 @@
-import { type FilterFailure, MAX_NODE_VERDICTS, MAX_RECORDED_FAILURES } from "../diagnosis/node-verdicts.js";
+import {
+  type FilterFailure,
+  MAX_FEASIBLE_VERDICTS,
+  MAX_NODE_VERDICTS,
+  MAX_PLACED_VERDICTS,
+  MAX_RECORDED_FAILURES,
+} from "../diagnosis/node-verdicts.js";
 import type { RecordedDiagnosis } from "../diagnosis/recorded-diagnosis.js";
 import type { ClusterSnapshot } from "../snapshot/cluster-snapshot.js";
 import { clearBit, collectFrom, popcount, wordsFor } from "../snapshot/node-bitset.js";
@@ -228,8 +234,9 @@ export class SchedulingCycle {
   }
 
   /**
-   * The nodes a diagnosis records (at most {@link MAX_NODE_VERDICTS}): the candidates best first,
-   * the rest of the scored window in window order, then refused nodes in slot order, each whole
+   * The nodes a diagnosis records (at most {@link MAX_NODE_VERDICTS}, a placement at most
+   * {@link MAX_PLACED_VERDICTS}): the candidates best first, the rest of the scored window in window
+   * order (at most {@link MAX_FEASIBLE_VERDICTS} feasible nodes in all), then refused nodes in slot order, each whole
    * with every filter it fails, while the failures stay within {@link MAX_RECORDED_FAILURES}.
    * Bounded work: the refused nodes are found by scanning the feasible bitset, and only the
    * recorded ones are checked filter by filter.
@@ -243,9 +250,10 @@ export class SchedulingCycle {
     const out: { nodeId: string; failures: readonly FilterFailure[] }[] = [];
     const noFailures: readonly FilterFailure[] = [];
     const top = this.topIndex;
-    for (let t = 0; t < kept && out.length < MAX_NODE_VERDICTS; t++)
+    const limit = kept > 0 ? MAX_PLACED_VERDICTS : MAX_NODE_VERDICTS;
+    for (let t = 0; t < kept && out.length < MAX_FEASIBLE_VERDICTS; t++)
       out.push({ nodeId: snapshot.entryAt(this.window[top[t]!]!).id, failures: noFailures });
-    for (let j = 0; j < scored && out.length < MAX_NODE_VERDICTS; j++) {
+    for (let j = 0; j < scored && out.length < MAX_FEASIBLE_VERDICTS; j++) {
       let candidate = false;
       for (let t = 0; t < kept; t++) if (top[t] === j) candidate = true;
       if (!candidate) out.push({ nodeId: snapshot.entryAt(this.window[j]!).id, failures: noFailures });
@@ -253,9 +261,9 @@ export class SchedulingCycle {
     const n = snapshot.nodeCount;
     const feasible = this.sink.feasible;
     let failureCount = 0;
-    for (let w = 0; w < this.sink.words && out.length < MAX_NODE_VERDICTS; w++) {
+    for (let w = 0; w < this.sink.words && out.length < limit; w++) {
       let refused = ~feasible[w]! >>> 0;
-      while (refused !== 0 && out.length < MAX_NODE_VERDICTS) {
+      while (refused !== 0 && out.length < limit) {
         const bit = 31 - Math.clz32(refused & -refused);
         refused = (refused & ~(1 << bit)) >>> 0;
         const slot = w * 32 + bit;
