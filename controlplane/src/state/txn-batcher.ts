@@ -39,6 +39,8 @@ export class TxnBatcher {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private queuedBytes = 0;
+  /** What `size()` was: the ops (or compares, the larger) of the queued items, kept as they come and go. */
+  private queuedOps = 0;
 
   constructor(
     private readonly store: StateStore,
@@ -54,13 +56,10 @@ export class TxnBatcher {
     return new Promise((resolve, reject) => {
       this.queue.push({ ...item, bytes, resolve, reject });
       this.queuedBytes += bytes;
-      if (this.size() >= MAX_TXN_OPS || this.queuedBytes >= MAX_TXN_BYTES) this.flush();
+      this.queuedOps += Math.max(item.ops.length, item.compare.length);
+      if (this.queuedOps >= MAX_TXN_OPS || this.queuedBytes >= MAX_TXN_BYTES) this.flush();
       else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs ?? 2);
     });
-  }
-
-  private size(): number {
-    return this.queue.reduce((n, q) => n + Math.max(q.ops.length, q.compare.length), 0);
   }
 
   private flush(): void {
@@ -70,23 +69,28 @@ export class TxnBatcher {
       this.timer = setTimeout(() => this.flush(), 1);
       return;
     }
-    while (this.queue.length > 0) {
+    const queue = this.queue;
+    this.queue = [];
+    this.queuedBytes = 0;
+    this.queuedOps = 0;
+    let at = 0;
+    while (at < queue.length) {
       const batch: Queued[] = [];
       let ops = 0;
       let compares = 1;
       let bytes = 0;
-      while (this.queue.length > 0) {
-        const next = this.queue[0]!;
+      while (at < queue.length) {
+        const next = queue[at]!;
         const full =
           ops + next.ops.length > MAX_TXN_OPS ||
           compares + next.compare.length > MAX_TXN_OPS ||
           bytes + next.bytes > MAX_TXN_BYTES;
         if (batch.length > 0 && full) break;
-        batch.push(this.queue.shift()!);
+        batch.push(next);
+        at++;
         ops += next.ops.length;
         compares += next.compare.length;
         bytes += next.bytes;
-        this.queuedBytes -= next.bytes;
       }
       this.inFlight++;
       this.write(batch)

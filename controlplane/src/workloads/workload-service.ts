@@ -1,12 +1,12 @@
 import {
   api,
   assertValidWorkload,
+  defaultedWorkloadRevision,
   type FieldViolation,
   invalid,
   MAX_APPLY_WORKLOADS,
   PersysError,
   withDefaults,
-  workloadRevision,
 } from "@persys/schema";
 import type { ClusterState, Versioned } from "../cluster/cluster-state.js";
 import { composeWarnings } from "../cluster/compose-workload.js";
@@ -165,7 +165,7 @@ export class WorkloadService {
     const prepared = items.map((item, i) => {
       try {
         const workload = assertValidWorkload(withDefaults(item.workload));
-        return { ...item, workload, revision: workloadRevision(workload) };
+        return { ...item, workload, revision: defaultedWorkloadRevision(workload) };
       } catch (error) {
         if (!listPath || !(error instanceof PersysError)) throw error;
         for (const d of error.details) violations.push({ ...d, path: at(i, d.path) });
@@ -530,7 +530,7 @@ export class WorkloadService {
   plan(request: api.PlanWorkloadRequest): api.PlanWorkloadResponse {
     if (!request.workload) throw invalid("INVALID_ARGUMENT", [{ path: "workload", reason: "is required" }]);
     const workload = assertValidWorkload(withDefaults(request.workload));
-    const revision = workloadRevision(workload);
+    const revision = defaultedWorkloadRevision(workload);
     const held: Versioned<WorkloadRecord> | undefined = this.o.state.workloads.get(workload.id);
     const existing = held?.value;
     const result = this.o.view.plan(workload);

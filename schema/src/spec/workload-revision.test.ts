@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Workload } from "../gen/persys/api/v1/workload.js";
 import { withDefaults } from "./workload-defaults.js";
-import { workloadRevision } from "./workload-revision.js";
+import { defaultedWorkloadRevision, workloadRevision } from "./workload-revision.js";
 
 const base = {
   id: "web",
@@ -24,6 +24,13 @@ describe("workloadRevision", () => {
     };
     expect(revision(explicit)).toBe(revision(base));
     expect(revision(base)).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it("is the same computed from an already defaulted workload", () => {
+    for (const json of [base, { ...base, resources: { memoryMib: 64 } }, { id: "db", vm: { vcpus: 2 } }]) {
+      const w = Workload.fromJSON(json);
+      expect(defaultedWorkloadRevision(withDefaults(w))).toBe(workloadRevision(w));
+    }
   });
 
   it.each([

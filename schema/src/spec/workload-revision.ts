@@ -21,7 +21,11 @@ export function canonical(value: unknown): string {
  * Map order and written-out defaults do not change it; list order does.
  */
 export function workloadRevision(workload: Workload): string {
-  const normalized = withDefaults(workload);
+  return defaultedWorkloadRevision(withDefaults(workload));
+}
+
+/** {@link workloadRevision} of a workload that already went through `withDefaults` (skips doing it again). */
+export function defaultedWorkloadRevision(normalized: Workload): string {
   const json = Workload.toJSON({
     ...Workload.fromPartial({}),
     kind: normalized.kind,
