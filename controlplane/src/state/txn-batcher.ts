@@ -39,7 +39,7 @@ export class TxnBatcher {
   private timer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private queuedBytes = 0;
-  /** What `size()` was: the ops (or compares, the larger) of the queued items, kept as they come and go. */
+  /** Ops (or compares, whichever is more) of the queued items, counted as they are queued. */
   private queuedOps = 0;
 
   constructor(

@@ -5,7 +5,8 @@ import type { ReasonSlotInfo } from "./recorded-diagnosis.js";
 /**
  * At most this many nodes are recorded per diagnosis (`PlacementDiagnosis.nodes`): the scored
  * feasible nodes first (the candidates, best first, then the rest of the sampled window), then
- * refused nodes in slot order (a placement records fewer, see {@link MAX_PLACED_VERDICTS}). Counts always cover every node; this keeps a stored diagnosis small.
+ * refused nodes in slot order; a placement records fewer ({@link MAX_PLACED_VERDICTS}). Counts always
+ * cover every node; this keeps a stored diagnosis small.
  */
 export const MAX_NODE_VERDICTS = 64;
 

@@ -236,8 +236,9 @@ export class SchedulingCycle {
   /**
    * The nodes a diagnosis records (at most {@link MAX_NODE_VERDICTS}, a placement at most
    * {@link MAX_PLACED_VERDICTS}): the candidates best first, the rest of the scored window in window
-   * order (at most {@link MAX_FEASIBLE_VERDICTS} feasible nodes in all), then refused nodes in slot order, each whole
-   * with every filter it fails, while the failures stay within {@link MAX_RECORDED_FAILURES}.
+   * order (at most {@link MAX_FEASIBLE_VERDICTS} feasible nodes in all), then refused nodes in slot
+   * order, each whole with every filter it fails, while the failures stay within
+   * {@link MAX_RECORDED_FAILURES}.
    * Bounded work: the refused nodes are found by scanning the feasible bitset, and only the
    * recorded ones are checked filter by filter.
    */
