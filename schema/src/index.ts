@@ -12,7 +12,8 @@
  * The generated gRPC modules are namespaced because the packages share message names:
  * - `api` — `persys.api.v1`, the public API (WorkloadService, NodeService, ClusterService, EventService);
  * - `control` — `persys.control.v1`, the Go scheduler's AgentControl contract (agents register here);
- * - `agent` — `persys.agent.v1`, the Go compute-agent's AgentService contract.
+ * - `agent` — `persys.agent.v1`, the Go compute-agent's AgentService contract;
+ * - `heartbeat` — `persys.heartbeat.v1`, Persys agents' heartbeats over one stream (beside AgentControl).
  */
 export * from "./compose/index.js";
 export * from "./config/index.js";
@@ -20,6 +21,8 @@ export * from "./errors/index.js";
 export * as agent from "./gen/index.persys.agent.v1.js";
 export * as api from "./gen/index.persys.api.v1.js";
 export * as control from "./gen/index.persys.control.v1.js";
+export * as heartbeat from "./gen/index.persys.heartbeat.v1.js";
 export * from "./spec/index.js";
 export * from "./tls/ca-pin.js";
 export * from "./tls/reloadable-certificates.js";
+export * from "./wire/heartbeat-channel.js";

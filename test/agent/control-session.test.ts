@@ -2,7 +2,8 @@
  * The agent's side of `persys.control.v1.AgentControl` against a fake control plane that answers as
  * the Go scheduler does: what a registration and a heartbeat carry (Go fields and the Persys
  * extensions), the interval, re-registration on NOT_FOUND and on an expired lease, failover to the
- * next endpoint, and debounced extra reports.
+ * next endpoint, and debounced extra reports. The fake serves no heartbeat stream (as the Go
+ * scheduler), so every heartbeat here also takes the fallback to the unary call.
  */
 import { mkdtempSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,7 @@
 // The gRPC transport on a real server (127.0.0.1, free port) over the fake core: mapping of
 // requests and responses, errors with the persys-error-bin trailer, streams and cancellation,
-// deadlines, AgentControl with its unimplemented ControlStream, health checking and reflection.
+// deadlines, AgentControl with its unimplemented ControlStream, the heartbeat stream (and the agents'
+// HeartbeatChannel falling back to unary where it is not served), health checking and reflection.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
@@ -9,11 +10,13 @@ import {
   loadPackageDefinition,
   Metadata,
   makeGenericClientConstructor,
+  Server,
+  ServerCredentials,
   type ServiceError,
   status,
 } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
-import { api, control, PersysError } from "@persys/schema";
+import { api, control, HeartbeatChannel, heartbeat, PersysError } from "@persys/schema";
 import { service as healthService } from "grpc-health-check";
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -286,6 +289,109 @@ describe("persys.control.v1.AgentControl", () => {
   });
 });
 
+describe("persys.heartbeat.v1.HeartbeatService", () => {
+  /** One heartbeat through the channel, as a promise of its answer (rejects with the status). */
+  const beat = (channel: HeartbeatChannel, nodeId: string) =>
+    new Promise<control.HeartbeatResponse>((resolve, reject) =>
+      channel.send(control.HeartbeatRequest.fromPartial({ nodeId }), (error, response) =>
+        error ? reject(error) : resolve(response!),
+      ),
+    );
+
+  it("answers each heartbeat on one stream as the unary call would, and counts each one", async () => {
+    const channel = new HeartbeatChannel(client(control.AgentControlClient), { timeoutMs: 5000 });
+    const before = agentControl.calls.filter((c) => c.method === "heartbeat").length;
+    const answers = [
+      await beat(channel, "node-1"),
+      await beat(channel, "draining-node"),
+      await beat(channel, "node-1"),
+    ];
+    channel.close();
+    expect(channel.streaming).toBe(true);
+    expect(answers.map((a) => [a.acknowledged, a.drainNode])).toEqual([
+      [true, false],
+      [true, true],
+      [true, false],
+    ]);
+    const calls = agentControl.calls.filter((c) => c.method === "heartbeat").slice(before);
+    expect(calls.map((c) => (c.request as control.HeartbeatRequest).nodeId)).toEqual([
+      "node-1",
+      "draining-node",
+      "node-1",
+    ]);
+    // One stream, one call context: the same request id for all three.
+    expect(new Set(calls.map((c) => c.ctx.requestId)).size).toBe(1);
+    const text = (await metrics.exposition()).body;
+    expect(text).toMatch(
+      /persys_grpc_server_handled_total\{grpc_service="persys\.heartbeat\.v1\.HeartbeatService",grpc_method="StreamHeartbeats",grpc_type="bidi_stream",grpc_code="OK"\} [3-9]/,
+    );
+  });
+
+  it("ends the stream with the heartbeat's failure status (NOT_FOUND), then opens a new one", async () => {
+    const channel = new HeartbeatChannel(client(control.AgentControlClient), { timeoutMs: 5000 });
+    await beat(channel, "node-1");
+    const failure = await beat(channel, "unknown-node").catch((e: ServiceError) => e);
+    expect((failure as ServiceError).code).toBe(status.NOT_FOUND);
+    expect(persysErrorFromServiceError(failure as ServiceError).message).toContain("unknown-node is not registered");
+    expect((await beat(channel, "node-1")).acknowledged).toBe(true);
+    channel.close();
+  });
+
+  it("falls back to unary AgentControl.Heartbeat where the stream is not served (a Go scheduler)", async () => {
+    const goLike = new Server();
+    const seen: string[] = [];
+    goLike.addService(control.AgentControlService, {
+      heartbeat: (
+        call: { request: control.HeartbeatRequest },
+        done: (e: null, r: control.HeartbeatResponse) => void,
+      ) => {
+        seen.push(call.request.nodeId);
+        done(null, { acknowledged: true, drainNode: false });
+      },
+    } as never);
+    const port = await new Promise<number>((resolve, reject) =>
+      goLike.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    const agentClient = new control.AgentControlClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    clients.push(agentClient);
+    const channel = new HeartbeatChannel(agentClient, { timeoutMs: 5000 });
+    expect((await beat(channel, "n1")).acknowledged).toBe(true);
+    expect(channel.streaming).toBe(false);
+    expect((await beat(channel, "n2")).acknowledged).toBe(true);
+    expect(seen).toEqual(["n1", "n2"]);
+    goLike.forceShutdown();
+  });
+
+  it("fails a heartbeat nobody answers with DEADLINE_EXCEEDED", async () => {
+    // A server that takes the stream and never answers.
+    const silent = new Server();
+    silent.addService(heartbeat.HeartbeatServiceService, { streamHeartbeats: () => {} } as never);
+    const port = await new Promise<number>((resolve, reject) =>
+      silent.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    const agentClient = new control.AgentControlClient(`127.0.0.1:${port}`, credentials.createInsecure());
+    clients.push(agentClient);
+    const channel = new HeartbeatChannel(agentClient, { timeoutMs: 200 });
+    const failure = await beat(channel, "n1").catch((e: ServiceError) => e);
+    expect((failure as ServiceError).code).toBe(status.DEADLINE_EXCEEDED);
+    silent.forceShutdown();
+  });
+
+  it("ends open heartbeat streams when the server shuts down, without waiting out the grace period", async () => {
+    const own = new FakeAgentControl();
+    const other = await startGrpcServer({ address: "127.0.0.1:0", agentControl: own, health: new FakeHealth() });
+    const agentClient = new control.AgentControlClient(`127.0.0.1:${other.port}`, credentials.createInsecure());
+    clients.push(agentClient);
+    const channel = new HeartbeatChannel(agentClient, { timeoutMs: 5000 });
+    await beat(channel, "node-1");
+    const started = Date.now();
+    await other.close(10_000);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const after = await beat(channel, "node-1").catch((e: ServiceError) => e);
+    expect((after as ServiceError).code).toBe(status.UNAVAILABLE);
+  });
+});
+
 describe("health checking", () => {
   const Health = makeGenericClientConstructor(healthService, "Health");
   const check = (service: string) =>
@@ -355,6 +461,7 @@ describe("server reflection", () => {
         "persys.api.v1.ClusterService",
         "persys.api.v1.EventService",
         "persys.control.v1.AgentControl",
+        "persys.heartbeat.v1.HeartbeatService",
         "grpc.health.v1.Health",
       ]),
     );

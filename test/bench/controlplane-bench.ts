@@ -155,6 +155,9 @@ async function main() {
       // Share of one core each process spends while every node heartbeats and nothing changes.
       idleCpuPercent,
       heartbeatsDuringRun: stats.heartbeats,
+      // Heartbeats that failed (an overloaded control plane answers late) or found their node forgotten.
+      heartbeatFailures: stats.heartbeatFailures,
+      heartbeatsNotFound: stats.notFound,
       rssMiB: Math.round(process.memoryUsage().rss / 1024 / 1024),
       loadAverage: loadavg()[0]!.toFixed(1),
     }),
@@ -172,6 +175,8 @@ async function main() {
 
 interface FleetStats {
   heartbeats: number;
+  heartbeatFailures: number;
+  notFound: number;
   cpuMs: number;
 }
 

@@ -4,7 +4,7 @@
  */
 import { connect } from "node:tls";
 import { credentials, Metadata } from "@grpc/grpc-js";
-import { api, control, PersysError } from "@persys/schema";
+import { api, control, HeartbeatChannel, PersysError } from "@persys/schema";
 import { PersysClient } from "@persys/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../controlplane/src/cli/run-server.js";
@@ -159,6 +159,21 @@ describe("TLS and identities", () => {
     const other = await register("n2");
     expect(other.code).toBe(7); // PERMISSION_DENIED
     expect(other.details).toContain("may only act for node n1, not n2");
+    // Heartbeats over the stream are authorized one by one, against the stream's certificate.
+    const heartbeats = new HeartbeatChannel(agentClient, { timeoutMs: 10_000 });
+    const beat = (nodeId: string) =>
+      new Promise<{ code?: number; details?: string; acknowledged?: boolean }>((resolve) =>
+        heartbeats.send(control.HeartbeatRequest.fromPartial({ nodeId }), (error, response) =>
+          resolve(error ? { code: error.code, details: error.details } : { acknowledged: response!.acknowledged }),
+        ),
+      );
+    expect(await beat("n1")).toEqual({ acknowledged: true });
+    expect(heartbeats.streaming).toBe(true);
+    const forged = await beat("n2");
+    expect(forged.code).toBe(7);
+    expect(forged.details).toContain("may only act for node n1, not n2");
+    expect(await beat("n1")).toEqual({ acknowledged: true });
+    heartbeats.close();
     agentClient.close();
   });
 

@@ -1,5 +1,5 @@
 import { type ChannelCredentials, credentials, status as grpcStatus, Metadata, type ServiceError } from "@grpc/grpc-js";
-import { control } from "@persys/schema";
+import { control, HeartbeatChannel } from "@persys/schema";
 
 export interface ControlSessionOptions {
   /** host:port of AgentControl servers; the next one is tried when a call cannot reach the current. */
@@ -20,13 +20,14 @@ export interface ControlSessionOptions {
 /**
  * The agent's session with the control plane (`persys.control.v1.AgentControl`): RegisterNode, an
  * immediate heartbeat, then one per interval (the registration answer's, 10 s when it gives 0, or
- * the configured override). Re-registers when a heartbeat answers NOT_FOUND or the lease expired
+ * the configured override), over one heartbeat stream where the server has it (HeartbeatChannel).
+ * Re-registers when a heartbeat answers NOT_FOUND or the lease expired
  * before the next beat; retries registration with backoff (1 s doubling to 30 s) across the
  * configured endpoints. `report()` sends an extra heartbeat soon after a change, without moving
  * the periodic ticker; `reregister()` re-sends the node description (its conditions changed).
  */
 export class ControlSession {
-  private readonly clients = new Map<string, control.AgentControlClient>();
+  private readonly clients = new Map<string, { control: control.AgentControlClient; heartbeats: HeartbeatChannel }>();
   private current = 0;
   private running = false;
   private registered = false;
@@ -53,14 +54,20 @@ export class ControlSession {
   }
 
   private client(): control.AgentControlClient {
+    return this.connection().control;
+  }
+
+  /** The clients for the current endpoint: AgentControl, and its heartbeat stream on the same channel. */
+  private connection(): { control: control.AgentControlClient; heartbeats: HeartbeatChannel } {
     const endpoint = this.endpoint;
     let c = this.clients.get(endpoint);
     if (!c) {
-      c = new control.AgentControlClient(endpoint, this.o.credentials ?? credentials.createInsecure(), {
+      const client = new control.AgentControlClient(endpoint, this.o.credentials ?? credentials.createInsecure(), {
         "grpc.keepalive_time_ms": 30_000,
         "grpc.max_reconnect_backoff_ms": 2_000,
         "grpc.initial_reconnect_backoff_ms": 200,
       });
+      c = { control: client, heartbeats: new HeartbeatChannel(client, { timeoutMs: this.o.callTimeoutMs }) };
       this.clients.set(endpoint, c);
     }
     return c;
@@ -77,7 +84,10 @@ export class ControlSession {
     this.epoch++;
     clearTimeout(this.tick);
     clearTimeout(this.debounce);
-    for (const c of this.clients.values()) c.close();
+    for (const c of this.clients.values()) {
+      c.heartbeats.close();
+      c.control.close();
+    }
     this.clients.clear();
   }
 
@@ -162,7 +172,7 @@ export class ControlSession {
     this.again = false;
     const epoch = this.epoch;
     const endpoint = this.endpoint;
-    this.client().heartbeat(this.o.heartbeatRequest(), new Metadata(), this.options(), (error, response) => {
+    this.connection().heartbeats.send(this.o.heartbeatRequest(), (error, response) => {
       if (epoch !== this.epoch) return;
       this.inFlight = false;
       if (error?.code === grpcStatus.NOT_FOUND) {
@@ -180,8 +190,8 @@ export class ControlSession {
         }
       } else {
         this.o.onHeartbeat?.("ok");
-        this.leaseExpiresAt = response.leaseExpiresAt ?? this.leaseExpiresAt;
-        this.drainRequested = response.drainNode;
+        this.leaseExpiresAt = response?.leaseExpiresAt ?? this.leaseExpiresAt;
+        this.drainRequested = response?.drainNode ?? false;
       }
       if (this.again) {
         this.again = false;

@@ -123,7 +123,12 @@ export class NodeRegistry {
       ops.push({ type: "put", key: this.o.keys.node(request.nodeId), value: encodeRecord(record) });
     }
     const lease = await this.ensureLiveness(request.nodeId, ops);
-    if (ops.length > 0) await this.o.store.txn({ success: ops });
+    if (ops.length > 0) {
+      // Answered once this server's view holds the node: the agent's first heartbeat follows at once,
+      // and would find no node (NOT_FOUND, register again) while the watch still trails the write.
+      const written = await this.o.store.txn({ success: ops });
+      await this.o.state.waitFor(written.revision);
+    }
     if (!existing) {
       void this.o.events.record({
         type: "NodeRegistered",

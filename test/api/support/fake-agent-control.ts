@@ -92,7 +92,8 @@ export class FakeAgentControl implements AgentControlApi {
 
   async heartbeat(request: control.HeartbeatRequest, ctx: CallContext): Promise<control.HeartbeatResponse> {
     this.enter("heartbeat", request, ctx);
-    return { acknowledged: true, drainNode: false };
+    if (request.nodeId === "unknown-node") throw new PersysError("NOT_FOUND", "node unknown-node is not registered");
+    return { acknowledged: true, drainNode: request.nodeId === "draining-node" };
   }
 
   async applyWorkload(request: control.ApplyWorkloadRequest, ctx: CallContext): Promise<control.ApplyWorkloadResponse> {

@@ -3,10 +3,11 @@
  * (spec §5.1, §3.5): RegisterNode, an immediate heartbeat, then one every `heartbeat_interval_seconds`
  * (10 s when the answer gives 0); re-register when the lease has expired or a heartbeat answers
  * NOT_FOUND; registration retried with a backoff doubling from 1 s to 30 s. Beyond the Go agent:
- * an extra heartbeat shortly (debounced) after a replica changes state, and jitter on every tick.
+ * an extra heartbeat shortly (debounced) after a replica changes state, jitter on every tick, and,
+ * as the Persys agent, heartbeats over one stream where the control plane serves it (else unary).
  */
 import { status as grpcStatus, Metadata, type ServiceError } from "@grpc/grpc-js";
-import type { control } from "@persys/schema";
+import { type control, HeartbeatChannel } from "@persys/schema";
 
 /** Counters of one session. */
 export interface SessionStats {
@@ -93,9 +94,11 @@ export class ControlSession {
   private tick: NodeJS.Timeout | undefined;
   private report: NodeJS.Timeout | undefined;
   private backoffMs: number;
+  private readonly heartbeats: HeartbeatChannel;
 
   constructor(private readonly o: SessionOptions) {
     this.backoffMs = o.backoff?.initialMs ?? 1000;
+    this.heartbeats = new HeartbeatChannel(o.client, { timeoutMs: o.callTimeoutMs ?? 10_000 });
   }
 
   /** Whether the session is registered and heartbeating. */
@@ -123,6 +126,7 @@ export class ControlSession {
     this.inFlight = false;
     this.phase = "idle";
     this.clearTimers();
+    this.heartbeats.close();
   }
 
   /** Stops sending anything (heartbeats, reports, registration retries) until `resume`. */
@@ -218,7 +222,7 @@ export class ControlSession {
     const epoch = this.epoch;
     const req = this.o.heartbeatRequest();
     withoutCallerStack(() =>
-      this.o.client.heartbeat(req, new Metadata(), this.deadline(), (err, res) => {
+      this.heartbeats.send(req, (err, res) => {
         if (epoch !== this.epoch) return;
         this.inFlight = false;
         if (err?.code === grpcStatus.NOT_FOUND) {
@@ -232,9 +236,9 @@ export class ControlSession {
           this.o.onError?.("Heartbeat", err);
         } else {
           this.stats.heartbeats++;
-          this.leaseExpiresAt = res.leaseExpiresAt ?? this.leaseExpiresAt;
-          this.drainRequested = res.drainNode;
-          this.o.onHeartbeat?.(req, res);
+          this.leaseExpiresAt = res!.leaseExpiresAt ?? this.leaseExpiresAt;
+          this.drainRequested = res!.drainNode;
+          this.o.onHeartbeat?.(req, res!);
         }
         if (this.again) {
           this.again = false;

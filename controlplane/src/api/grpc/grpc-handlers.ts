@@ -60,7 +60,7 @@ export function bindService<D extends ServiceDefinition, Skip extends keyof D = 
   return handlers;
 }
 
-interface MethodLabels {
+export interface MethodLabels {
   readonly service: string;
   readonly name: string;
 }
@@ -80,13 +80,13 @@ function unaryHandler(invoke: Invoke, labels: MethodLabels, deps: HandlerDeps): 
       .then(
         (response) => {
           scope.dispose();
-          record(deps, labels, "unary", status.OK, started);
+          observeCall(deps, labels, "unary", status.OK, started);
           callback(null, response);
         },
         (thrown: unknown) => {
           scope.dispose();
           const failure = failureStatus(thrown, scope.ctx, labels, deps);
-          record(deps, labels, "unary", failure.code, started);
+          observeCall(deps, labels, "unary", failure.code, started);
           callback(failure);
         },
       );
@@ -107,17 +107,17 @@ function streamHandler(
         if (scope.ctx.signal.aborted) {
           // Cancelled by the client (nobody is listening) or past the deadline: end with that status.
           const failure = failureStatus(scope.ctx.signal.reason, scope.ctx, labels, deps);
-          record(deps, labels, "server_stream", failure.code, started);
+          observeCall(deps, labels, "server_stream", failure.code, started);
           if (!call.cancelled) call.emit("error", failure);
           return;
         }
-        record(deps, labels, "server_stream", status.OK, started);
+        observeCall(deps, labels, "server_stream", status.OK, started);
         if (!call.cancelled) call.end();
       },
       (thrown: unknown) => {
         scope.dispose();
         const failure = failureStatus(thrown, scope.ctx, labels, deps);
-        record(deps, labels, "server_stream", failure.code, started);
+        observeCall(deps, labels, "server_stream", failure.code, started);
         if (!call.cancelled) call.emit("error", failure);
       },
     );
@@ -152,7 +152,13 @@ function abortPromise(signal: AbortSignal): Promise<typeof ABORTED> {
   });
 }
 
-function failureStatus(thrown: unknown, ctx: CallContext, labels: MethodLabels, deps: HandlerDeps): StatusObject {
+/** The gRPC status for a handler failure; unexpected failures are logged (and sent as INTERNAL). */
+export function failureStatus(
+  thrown: unknown,
+  ctx: CallContext,
+  labels: MethodLabels,
+  deps: HandlerDeps,
+): StatusObject {
   const { error, unexpected } = classifyError(thrown, ctx.requestId);
   if (unexpected) {
     deps.logger?.error(
@@ -163,10 +169,11 @@ function failureStatus(thrown: unknown, ctx: CallContext, labels: MethodLabels, 
   return toGrpcStatus(error);
 }
 
-function record(
+/** Counts one call (or one message of a stream) in the gRPC metrics. */
+export function observeCall(
   deps: HandlerDeps,
   labels: MethodLabels,
-  type: "unary" | "server_stream",
+  type: "unary" | "server_stream" | "bidi_stream",
   code: number,
   started: bigint,
 ): void {

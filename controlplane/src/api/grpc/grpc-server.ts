@@ -1,5 +1,5 @@
 import { type handleBidiStreamingCall, Server, ServerCredentials, type ServerOptions, status } from "@grpc/grpc-js";
-import { api, control } from "@persys/schema";
+import { api, control, heartbeat } from "@persys/schema";
 import type { Logger } from "pino";
 import type { ApiMetrics } from "../metrics.js";
 import type { AgentControlApi, PersysApi, ServerHealth } from "../persys-api.js";
@@ -7,13 +7,14 @@ import type { GrpcIdentify } from "./call-context.js";
 import { bindService, type HandlerDeps } from "./grpc-handlers.js";
 import { GrpcHealth } from "./grpc-health.js";
 import { addReflection } from "./grpc-reflection.js";
+import { HeartbeatStreams } from "./heartbeat-streams.js";
 
 export interface GrpcServerOptions {
   /** `host:port` to bind, e.g. `0.0.0.0:7443` or `127.0.0.1:0` (a free port). */
   readonly address: string;
   /** Serves persys.api.v1 (WorkloadService, NodeService, ClusterService, EventService, IntelligenceService, AutomationService) when given. */
   readonly api?: PersysApi;
-  /** Serves persys.control.v1.AgentControl when given. */
+  /** Serves persys.control.v1.AgentControl (and persys.heartbeat.v1.HeartbeatService) when given. */
   readonly agentControl?: AgentControlApi;
   /** Drives gRPC health checking. */
   readonly health: ServerHealth;
@@ -62,8 +63,8 @@ const publicServices = [
 
 /**
  * Starts the control plane's gRPC server: the public API, the Go-compatible AgentControl service
- * (ControlStream answers UNIMPLEMENTED, as the Go scheduler does), gRPC health checking and server
- * reflection. Handlers only translate: they pass the decoded request and a CallContext to the core,
+ * (ControlStream answers UNIMPLEMENTED, as the Go scheduler does) with the heartbeat stream of Persys
+ * agents beside it, gRPC health checking and server reflection. Handlers only translate: they pass the decoded request and a CallContext to the core,
  * and map a thrown PersysError to the registry's gRPC status with the `persys-error-bin` trailer.
  *
  * @throws Error when the address cannot be bound (the server is shut down first).
@@ -77,6 +78,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     ...(options.identify ? { identify: options.identify } : {}),
   };
   const served: string[] = [];
+  let heartbeats: HeartbeatStreams | undefined;
   const core = options.api;
   if (core) {
     // One call per service, so the compiler checks that PersysApi has a method for every RPC.
@@ -93,7 +95,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   if (options.agentControl) {
     const handlers = bindService(control.AgentControlService, options.agentControl, deps, ["controlStream"]);
     server.addService(control.AgentControlService, { ...handlers, controlStream: unimplementedStream });
-    served.push("persys.control.v1.AgentControl");
+    heartbeats = new HeartbeatStreams(options.agentControl, deps);
+    server.addService(heartbeat.HeartbeatServiceService, heartbeats.handlers());
+    served.push("persys.control.v1.AgentControl", "persys.heartbeat.v1.HeartbeatService");
   }
   const health = new GrpcHealth(options.health, served, options.healthIntervalMs);
   health.addToServer(server);
@@ -107,7 +111,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     server,
     health,
     close: (graceMs = 5000) => {
-      closing ??= shutdown(server, health, graceMs);
+      closing ??= shutdown(server, health, graceMs, heartbeats);
       return closing;
     },
   };
@@ -128,8 +132,15 @@ function bind(server: Server, address: string, credentials: ServerCredentials): 
   });
 }
 
-function shutdown(server: Server, health: GrpcHealth, graceMs: number): Promise<void> {
+function shutdown(
+  server: Server,
+  health: GrpcHealth,
+  graceMs: number,
+  heartbeats: HeartbeatStreams | undefined,
+): Promise<void> {
   health.stop();
+  // Heartbeat streams never end by themselves; agents reopen theirs on their next beat.
+  heartbeats?.endAll();
   return new Promise((resolve) => {
     const timer = setTimeout(() => server.forceShutdown(), graceMs);
     timer.unref();
