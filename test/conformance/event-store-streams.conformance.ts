@@ -52,6 +52,39 @@ export function streamsConformance(stores: StoreSource): void {
     expect(fieldOf(events, "seq")).toEqual(Array.from({ length: 200 }, (_, i) => String(i)));
   });
 
+  it("appends one event to several streams at once, in order with plain appends, and caps each stream", async () => {
+    const store = await stores.fresh();
+    const first = await store.append("global", { fields: { n: "0" } });
+    const ids = await store.appendEach(
+      ["global", "workload/web"],
+      { fields: { type: "ReplicaPlaced", n: "1" }, payload: { revision: "r1" } },
+      { maxLen: 2 },
+    );
+    expect(ids).toHaveLength(2);
+    expect(compareEventIds(first, ids[0] as string)).toBeLessThan(0);
+    const more = await Promise.all([
+      store.appendEach(["global", "workload/web"], { fields: { n: "2" } }, { maxLen: 2 }),
+      store.append("global", { fields: { n: "3" } }, { maxLen: 2 }),
+    ]);
+    const global = await store.read("global");
+    expect(fieldOf(global, "n")).toEqual(["2", "3"]);
+    expect(global[0]?.id).toBe(more[0][0]);
+    const web = await store.read("workload/web");
+    expect(web.map((e) => e.id)).toEqual([ids[1], more[0][1]]);
+    expect(web[0]?.fields).toEqual({ type: "ReplicaPlaced", n: "1" });
+    expect(web[0]?.payload).toEqual({ revision: "r1" });
+  });
+
+  it("appends nothing when one of the streams is not a valid name, naming it", async () => {
+    const store = await stores.fresh();
+    const failure = await store.appendEach(["good", "bad name!"], { fields: { n: "1" } }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect((failure as { details: { path: string }[] }).details.map((d) => d.path)).toEqual(["streams[1]"]);
+    const none = await store.appendEach([], { fields: {} }).catch((e: unknown) => e);
+    expect((none as { details: { path: string }[] }).details.map((d) => d.path)).toEqual(["streams"]);
+    expect(await store.read("good")).toEqual([]);
+  });
+
   it("reads an unknown stream as empty", async () => {
     const store = await stores.fresh();
     expect(await store.read("never-written")).toEqual([]);

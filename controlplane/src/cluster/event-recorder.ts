@@ -53,7 +53,7 @@ const severities = {
 
 /**
  * Writes every decision and transition to the event store: the global stream and the workload's
- * own stream (for fast per-workload reads). Recording never throws: when the event store is
+ * own stream (for fast per-workload reads), in one `appendEach`. Recording never throws: when the event store is
  * degraded, the event is counted as dropped and scheduling carries on.
  */
 export class EventRecorder {
@@ -76,8 +76,8 @@ export class EventRecorder {
     if (event.code) fields.code = event.code;
     const record = { fields, ...(event.attributes ? { payload: { ...event.attributes } } : {}) };
     try {
-      const id = await this.events.append(EVENTS_STREAM, record);
-      if (event.workloadId) await this.events.append(workloadStream(event.workloadId), record);
+      const streams = event.workloadId ? [EVENTS_STREAM, workloadStream(event.workloadId)] : [EVENTS_STREAM];
+      const [id] = await this.events.appendEach(streams, record);
       return id;
     } catch (error) {
       this.dropped++;

@@ -149,6 +149,28 @@ export function appendArguments(
   return args;
 }
 
+/** Most streams one `appendEach` writes to. */
+export const MAX_APPEND_STREAMS = 16;
+
+/**
+ * The arguments of `appendEach`: every stream name checked (violations name `streams[i]`), the
+ * record and options once; one AppendArguments per stream, in order.
+ */
+export function appendEachArguments(
+  streams: unknown,
+  record: unknown,
+  options: EventAppendOptions | undefined,
+  defaults: EventRetentionDefaults,
+): AppendArguments[] {
+  const check = new ArgumentCheck();
+  if (!Array.isArray(streams) || streams.length === 0 || streams.length > MAX_APPEND_STREAMS)
+    check.add("streams", `must be 1-${MAX_APPEND_STREAMS} stream names`);
+  else streams.forEach((stream, i) => check.name(stream, `streams[${i}]`));
+  check.done();
+  const first = appendArguments((streams as string[])[0], record, options, defaults);
+  return (streams as string[]).map((stream) => ({ ...first, stream }));
+}
+
 function optionsObject<T extends object>(
   check: ArgumentCheck,
   options: T | undefined,

@@ -181,6 +181,14 @@ export interface EventStore {
    */
   append(stream: string, record: EventRecord, options?: EventAppendOptions): Promise<EventId>;
 
+  /**
+   * Appends the same event to each of 1–16 `streams`, as `append` to each in order would, and
+   * resolves with their ids in that order. One write for all of them (one SQLite transaction, one
+   * trip to the event store's thread; pipelined in Redis), so a recorder that keeps a global and a
+   * per-object stream pays one call per event. Every name is checked before anything is written.
+   */
+  appendEach(streams: readonly string[], record: EventRecord, options?: EventAppendOptions): Promise<EventId[]>;
+
   /** Events of one stream within the bounds, oldest first unless `reverse`; `[]` for an unknown stream. */
   read(stream: string, options?: EventReadOptions): Promise<StoredEvent[]>;
 

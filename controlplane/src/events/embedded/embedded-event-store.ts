@@ -22,6 +22,7 @@ import {
 } from "../event-store.js";
 import {
   appendArguments,
+  appendEachArguments,
   incrArguments,
   nameArgument,
   rangeArguments,
@@ -150,6 +151,13 @@ export class EmbeddedEventStore implements EventStore {
     const id = await this.write("append", () => this.appendRow(a));
     this.wake(a.stream);
     return id;
+  }
+
+  async appendEach(streams: readonly string[], record: EventRecord, options?: EventAppendOptions): Promise<EventId[]> {
+    const all = appendEachArguments(streams, record, options, this.defaults);
+    const ids = await this.write("append", () => all.map((a) => this.appendRow(a)));
+    for (const a of all) this.wake(a.stream);
+    return ids;
   }
 
   /**

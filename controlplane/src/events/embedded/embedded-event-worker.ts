@@ -30,6 +30,8 @@ async function serve(id: number, method: string, args: readonly unknown[]): Prom
   switch (method) {
     case "append":
       return store.append(a[0], a[1], a[2]);
+    case "appendEach":
+      return store.appendEach(a[0], a[1], a[2]);
     case "read":
       return store.read(a[0], a[1]);
     case "incr":

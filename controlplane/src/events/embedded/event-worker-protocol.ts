@@ -4,6 +4,7 @@ import type { EventStoreHealth } from "../event-store.js";
 /** The EmbeddedEventStore methods the worker serves (see embedded-event-worker.ts). */
 export type WorkerMethod =
   | "append"
+  | "appendEach"
   | "read"
   | "incr"
   | "getCounter"

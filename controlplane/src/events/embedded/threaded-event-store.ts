@@ -95,6 +95,10 @@ export class ThreadedEventStore implements EventStore {
     return this.call("append", [stream, record, options]) as Promise<EventId>;
   }
 
+  appendEach(streams: readonly string[], record: EventRecord, options?: EventAppendOptions): Promise<EventId[]> {
+    return this.call("appendEach", [streams, record, options]) as Promise<EventId[]>;
+  }
+
   read(stream: string, options?: EventReadOptions): Promise<StoredEvent[]> {
     return this.call("read", [stream, options]) as Promise<StoredEvent[]>;
   }

@@ -18,7 +18,9 @@ import {
   type StoredEvent,
 } from "../event-store.js";
 import {
+  type AppendArguments,
   appendArguments,
+  appendEachArguments,
   incrArguments,
   nameArgument,
   rangeArguments,
@@ -218,7 +220,17 @@ export class RedisEventStore implements EventStore {
 
   async append(stream: string, record: EventRecord, options?: EventAppendOptions): Promise<EventId> {
     this.assertOpen();
-    const a = appendArguments(stream, record, options, this.defaults);
+    return this.appendChecked(appendArguments(stream, record, options, this.defaults));
+  }
+
+  async appendEach(streams: readonly string[], record: EventRecord, options?: EventAppendOptions): Promise<EventId[]> {
+    this.assertOpen();
+    const all = appendEachArguments(streams, record, options, this.defaults);
+    // Submitted in one turn, so ioredis sends them together; each script call keeps its stream's order.
+    return Promise.all(all.map((a) => this.appendChecked(a)));
+  }
+
+  private appendChecked(a: AppendArguments): Promise<EventId> {
     const args: Array<string | number> = [a.maxLen, a.ttlSeconds, a.maxAgeMs ?? ""];
     for (const [name, value] of a.fields) args.push(name, value);
     args.push(PAYLOAD_FIELD, a.payloadJson ?? "");
