@@ -165,7 +165,7 @@ export function appendEachArguments(
   const check = new ArgumentCheck();
   if (!Array.isArray(streams) || streams.length === 0 || streams.length > MAX_APPEND_STREAMS)
     check.add("streams", `must be 1-${MAX_APPEND_STREAMS} stream names`);
-  else streams.forEach((stream, i) => check.name(stream, `streams[${i}]`));
+  else for (const [i, stream] of streams.entries()) check.name(stream, `streams[${i}]`);
   check.done();
   const first = appendArguments((streams as string[])[0], record, options, defaults);
   return (streams as string[]).map((stream) => ({ ...first, stream }));
