@@ -150,7 +150,7 @@ export function appendArguments(
 }
 
 /** Most streams one `appendEach` writes to. */
-export const MAX_APPEND_STREAMS = 16;
+const MAX_APPEND_STREAMS = 16;
 
 /**
  * The arguments of `appendEach`: every stream name checked (violations name `streams[i]`), the

@@ -102,12 +102,7 @@ export class HeartbeatChannel {
   }
 
   private unary(request: control.HeartbeatRequest, callback: HeartbeatCallback): void {
-    this.client.heartbeat(
-      request,
-      new Metadata(),
-      { deadline: Date.now() + this.options.timeoutMs },
-      (error, response) => callback(error, response),
-    );
+    this.client.heartbeat(request, new Metadata(), { deadline: Date.now() + this.options.timeoutMs }, callback);
   }
 
   /** Forgets `stream` and fails what waits on it. */

@@ -1,4 +1,4 @@
-import type { ServerDuplexStream } from "@grpc/grpc-js";
+import { type ServerDuplexStream, status } from "@grpc/grpc-js";
 import { control, type heartbeat } from "@persys/schema";
 import type { AgentControlApi } from "../persys-api.js";
 import { callScope, type ServerSurfaceCall } from "./call-context.js";
@@ -53,7 +53,7 @@ export class HeartbeatStreams {
             message.heartbeat ?? control.HeartbeatRequest.fromPartial({}),
             scope.ctx,
           );
-          observeCall(this.deps, labels, "bidi_stream", 0, started);
+          observeCall(this.deps, labels, "bidi_stream", status.OK, started);
           call.write({ heartbeat: response });
         } catch (thrown) {
           failed = true;
