@@ -233,8 +233,11 @@ describe("event trigger and webhook, evaluated by the leader only", () => {
         policy: "page-on-failure",
         observed: expect.stringMatching(/^1 ReplicaFailed event\(s\) in 60 s/),
       });
-      const records = await client.automation.audit({ policyId: "page-on-failure" });
-      const acted = records.find((r) => r.outcome === ACTED)!;
+      // The audit record is written once the webhook's answer is read, so just after the receiver saw the call.
+      const acted = await until("the acted record is in the audit trail", async () => {
+        const records = await client.automation.audit({ policyId: "page-on-failure" });
+        return records.find((r) => r.outcome === ACTED);
+      }).then((record) => record!);
       expect(acted.action).toBe(`POST ${url}`);
       expect(acted.message).toBe("webhook answered HTTP 200");
       expect(acted.evidence[0]?.type).toBe("ReplicaFailed");
