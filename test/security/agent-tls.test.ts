@@ -12,6 +12,7 @@ import { PersysClient } from "@persys/sdk";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterCa, IssuedCertificate } from "../../controlplane/src/pki/cluster-ca.js";
+import { AgentPool } from "../../controlplane/src/reconciler/agent-pool.js";
 import { agentFlags } from "../agent/support/agent-harness.js";
 import { cleanupDocker, requireDocker, testId } from "../agent/support/docker-fixtures.js";
 import { type Harness, startHarness, testConfig } from "../controlplane/control-plane-harness.js";
@@ -143,5 +144,12 @@ describe("agent over mTLS", () => {
     );
     expect(await call(asAdmin)).toBe(7); // PERMISSION_DENIED: only O=control-plane may call an agent
     expect(await call(credentials.createSsl(Buffer.from(ca.certPem)))).toBe(16); // UNAUTHENTICATED
+    // The same check guards the command stream the control plane pushes on.
+    const pushes = new AgentPool({ credentials: asAdmin });
+    const pushed = await pushes
+      .apply(node!.endpoint, nodeId, agentWire.ApplyWorkloadRequest.fromPartial({ id: `intruder-${id}` }))
+      .catch((e: PersysError) => e);
+    pushes.close();
+    expect((pushed as PersysError).message).toContain("may not call this agent: only the control plane may");
   });
 });

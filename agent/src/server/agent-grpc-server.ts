@@ -1,5 +1,5 @@
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
-import { agent, api } from "@persys/schema";
+import { agent, agentCommandService, api, command } from "@persys/schema";
 import { controlPlaneOnly } from "./control-plane-only.js";
 
 /** A started gRPC server and the port it is bound to. */
@@ -10,7 +10,8 @@ export interface AgentGrpcServer {
 }
 
 /**
- * Serves `persys.agent.v1.AgentService` and `persys.api.v1.NodeLogService` on one gRPC server at
+ * Serves `persys.agent.v1.AgentService`, the same calls over one stream (`persys.command.v1`, the
+ * Persys control plane's pushes) and `persys.api.v1.NodeLogService` on one gRPC server at
  * `address` (`host:port`; port 0 picks a free one). With TLS `credentials`, only the control plane
  * (a verified certificate with O=`control-plane`) may call. Rejects when the address cannot be bound.
  */
@@ -28,6 +29,10 @@ export async function startAgentGrpcServer(options: {
       ? controlPlaneOnly(definition, impl as UntypedServiceImplementation)
       : (impl as UntypedServiceImplementation);
   server.addService(agent.AgentServiceService, guard(agent.AgentServiceService, options.agentService));
+  server.addService(
+    command.AgentCommandServiceService,
+    guard(command.AgentCommandServiceService, agentCommandService(options.agentService)),
+  );
   server.addService(api.NodeLogServiceService, guard(api.NodeLogServiceService, options.nodeLogService));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(options.address, options.credentials ?? ServerCredentials.createInsecure(), (error, bound) =>

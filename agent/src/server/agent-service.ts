@@ -1,11 +1,10 @@
 import type { handleUnaryCall, Metadata, ServerUnaryCall } from "@grpc/grpc-js";
-import { agent, PersysError, toGrpcStatus } from "@persys/schema";
+import { agent, NODE_ID_HEADER, PersysError, toGrpcStatus } from "@persys/schema";
 import type { HostUsage } from "../host/host-resources.js";
 import type { ActionLog } from "../replicas/action-log.js";
 import type { ReplicaManager } from "../replicas/replica-manager.js";
 
-/** gRPC metadata header naming the node a call is for (sent by the Persys control plane). */
-export const NODE_ID_HEADER = "persys-node-id";
+export { NODE_ID_HEADER };
 
 export interface AgentServiceParts {
   readonly nodeId: string;

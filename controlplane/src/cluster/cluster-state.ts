@@ -119,9 +119,15 @@ export class ClusterState {
   waitFor(revision: Revision, timeoutMs = 10_000): Promise<void> {
     if (this.rev >= revision) return Promise.resolve();
     return new Promise((resolve) => {
-      const waiter = { revision, resolve };
-      this.waiters.push(waiter);
-      setTimeout(resolve, timeoutMs).unref?.();
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref?.();
+      this.waiters.push({
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 
@@ -186,13 +192,12 @@ export class ClusterState {
   }
 
   private releaseWaiters(): void {
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      const waiter = this.waiters[i]!;
-      if (waiter.revision <= this.rev) {
-        this.waiters.splice(i, 1);
-        waiter.resolve();
-      }
+    let kept = 0;
+    for (const waiter of this.waiters) {
+      if (waiter.revision <= this.rev) waiter.resolve();
+      else this.waiters[kept++] = waiter;
     }
+    this.waiters.length = kept;
   }
 
   private target(parsed: ParsedKey): { map: Map<string, Versioned<unknown>>; id: string } | undefined {

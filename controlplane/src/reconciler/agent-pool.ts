@@ -1,8 +1,8 @@
 import { type ChannelCredentials, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { agent, api, PersysError } from "@persys/schema";
+import { agent, api, NODE_ID_HEADER, PersysError } from "@persys/schema";
+import { type AgentCommand, AgentCommandChannel, type CommandCallback } from "./agent-command-channel.js";
 
-/** gRPC metadata header naming the node a call is for (lets one endpoint serve many simulated nodes). */
-export const NODE_ID_HEADER = "persys-node-id";
+export { NODE_ID_HEADER };
 
 export interface AgentPoolOptions {
   /** Deadline of one call. */
@@ -19,11 +19,14 @@ type Unary<Req, Res> = (
 
 /**
  * Clients for nodes' `persys.agent.v1.AgentService`, one pooled channel per endpoint, reused by
- * every call (the Go original dialled a new connection per call). Errors become PersysErrors:
+ * every call (the Go original dialled a new connection per call). Applies and deletes go over the
+ * agent's `persys.command.v1` stream where it has one (Persys agents), as unary calls where it has
+ * not (Go agents); either way with the same answers. Errors become PersysErrors:
  * an unreachable node is UNAVAILABLE (retryable), NOT_FOUND stays NOT_FOUND.
  */
 export class AgentPool {
   private readonly clients = new Map<string, agent.AgentServiceClient>();
+  private readonly commandChannels = new Map<string, AgentCommandChannel>();
   private readonly logClients = new Map<string, api.NodeLogServiceClient>();
   private readonly timeoutMs: number;
   private readonly creds: ChannelCredentials;
@@ -43,6 +46,27 @@ export class AgentPool {
       this.clients.set(endpoint, client);
     }
     return client;
+  }
+
+  private commands(endpoint: string): AgentCommandChannel {
+    let channel = this.commandChannels.get(endpoint);
+    if (!channel) {
+      const client = this.client(endpoint);
+      channel = new AgentCommandChannel(client, (nodeId, cmd, timeoutMs, callback) =>
+        unaryCommand(client, nodeId, cmd, timeoutMs, callback),
+      );
+      this.commandChannels.set(endpoint, channel);
+    }
+    return channel;
+  }
+
+  private command<Res>(endpoint: string, nodeId: string, cmd: AgentCommand): Promise<Res> {
+    return new Promise<Res>((resolve, reject) => {
+      this.commands(endpoint).send(nodeId, cmd, this.timeoutMs, (error, response) => {
+        if (error) reject(toPersysError(error, nodeId));
+        else resolve(response as Res);
+      });
+    });
   }
 
   private call<Req, Res>(
@@ -70,11 +94,11 @@ export class AgentPool {
   }
 
   apply(endpoint: string, nodeId: string, request: agent.ApplyWorkloadRequest): Promise<agent.ApplyWorkloadResponse> {
-    return this.call(endpoint, nodeId, (c) => c.applyWorkload, request);
+    return this.command(endpoint, nodeId, { $case: "applyWorkload", value: request });
   }
 
   delete(endpoint: string, nodeId: string, id: string): Promise<agent.DeleteWorkloadResponse> {
-    return this.call(endpoint, nodeId, (c) => c.deleteWorkload, { id });
+    return this.command(endpoint, nodeId, { $case: "deleteWorkload", value: { id } });
   }
 
   status(endpoint: string, nodeId: string, id: string): Promise<agent.GetWorkloadStatusResponse> {
@@ -120,6 +144,8 @@ export class AgentPool {
 
   /** Closes every channel. */
   close(): void {
+    for (const channel of this.commandChannels.values()) channel.close();
+    this.commandChannels.clear();
     for (const client of this.clients.values()) client.close();
     for (const client of this.logClients.values()) client.close();
     this.clients.clear();
@@ -129,6 +155,20 @@ export class AgentPool {
   get size(): number {
     return this.clients.size;
   }
+}
+
+function unaryCommand(
+  client: agent.AgentServiceClient,
+  nodeId: string,
+  cmd: AgentCommand,
+  timeoutMs: number,
+  callback: CommandCallback,
+): void {
+  const metadata = new Metadata();
+  metadata.set(NODE_ID_HEADER, nodeId);
+  const options = { deadline: new Date(Date.now() + timeoutMs) };
+  if (cmd.$case === "applyWorkload") client.applyWorkload(cmd.value, metadata, options, callback);
+  else client.deleteWorkload(cmd.value, metadata, options, callback);
 }
 
 function toPersysError(error: ServiceError, nodeId: string): PersysError {

@@ -4,5 +4,6 @@
 
 export * as api from "./index.persys.api.js";
 export * as agent from "./index.persys.agent.js";
+export * as command from "./index.persys.command.js";
 export * as control from "./index.persys.control.js";
 export * as heartbeat from "./index.persys.heartbeat.js";

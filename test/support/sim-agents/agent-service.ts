@@ -11,7 +11,7 @@ import {
   ServerCredentials,
   type ServerUnaryCall,
 } from "@grpc/grpc-js";
-import { agent } from "@persys/schema";
+import { agent, agentCommandService, command, NODE_ID_HEADER } from "@persys/schema";
 import { AgentCallError, type NodeAgent } from "./node-agent.js";
 
 /**
@@ -20,7 +20,7 @@ import { AgentCallError, type NodeAgent } from "./node-agent.js";
  * ignores it, a shared one answers INVALID_ARGUMENT without it and UNAVAILABLE for a node that is
  * unknown or stopped (as a dead agent would be unreachable).
  */
-export const nodeIdHeader = "persys-node-id";
+export const nodeIdHeader = NODE_ID_HEADER;
 
 /** Finds the node a call is for, or throws an `AgentCallError`. */
 export type NodeResolver = (metadata: Metadata) => NodeAgent;
@@ -56,8 +56,9 @@ export interface ListeningServer {
 }
 
 /**
- * Starts a gRPC server with the AgentService on `host:port` (port 0: any free port). The server is
- * built for many concurrent streams (simulated fleets share one).
+ * Starts a gRPC server with the AgentService, and the same calls over `persys.command.v1` streams
+ * (as a Persys agent serves them), on `host:port` (port 0: any free port). The server is built for
+ * many concurrent streams (simulated fleets share one).
  */
 export async function listenAgentService(
   resolve: NodeResolver,
@@ -65,7 +66,9 @@ export async function listenAgentService(
 ): Promise<ListeningServer> {
   const host = options.host ?? "127.0.0.1";
   const server = new Server({ "grpc.max_concurrent_streams": 100_000 });
-  server.addService(agent.AgentServiceService, agentServiceImplementation(resolve));
+  const service = agentServiceImplementation(resolve);
+  server.addService(agent.AgentServiceService, service);
+  server.addService(command.AgentCommandServiceService, agentCommandService(service));
   const port = await new Promise<number>((ok, fail) =>
     server.bindAsync(
       `${host}:${options.port ?? 0}`,
