@@ -12,6 +12,7 @@ import {
   type StrayRecord,
 } from "../cluster/records.js";
 import type { StateStore, TxnOp } from "../state/state-store.js";
+import { TxnBatcher } from "../state/txn-batcher.js";
 import { reportFromGo, sameReplicaReport } from "./report-mapping.js";
 import type { UsageRecorder } from "./usage-recorder.js";
 
@@ -60,16 +61,21 @@ function describe(request: control.RegisterNodeRequest): api.NodeDescription {
  * Registration, heartbeats and operator state of nodes. Liveness is a store lease per node, kept
  * alive by heartbeats: when it expires the liveness key is deleted and the leader sees the node go
  * NotReady. Heartbeats write to the store only when something changed (a replica's state, a stray
- * copy), so steady state costs lease renewals, not writes. Any server may handle them.
+ * copy), so steady state costs lease renewals, not writes; those writes group-commit, so a burst of
+ * heartbeats shares transactions. A heartbeat is answered once its writes are durable. Any server
+ * may handle them.
  */
 export class NodeRegistry {
   private readonly clock: () => number;
   /** Serialises the heartbeats of one node (agents may send an extra one right after a change). */
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly decodedReports = new WeakMap<ReplicaStatusRecord, api.ReplicaReport>();
+  /** Heartbeats' writes group-commit (no leader fence: any server handles heartbeats). */
+  private readonly writes: TxnBatcher;
 
   constructor(private readonly o: NodeRegistryOptions) {
     this.clock = o.clock ?? Date.now;
+    this.writes = new TxnBatcher(o.store, () => undefined);
   }
 
   /** Registers or re-registers a node (idempotent); cordon and drain marks are kept. */
@@ -173,7 +179,11 @@ export class NodeRegistry {
     const now = this.clock();
     this.recordUsage(request, now);
     for (const report of this.reportsOf(request)) this.stageReport(request.nodeId, report, now, ops);
-    for (let i = 0; i < ops.length; i += 100) await this.o.store.txn({ success: ops.slice(i, i + 100) });
+    // Group commit: heartbeats of many nodes share store transactions (one round trip and fsync).
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < ops.length; i += 100)
+      writes.push(this.writes.submit({ compare: [], ops: ops.slice(i, i + 100) }));
+    await Promise.all(writes);
     return {
       acknowledged: true,
       drainNode: node.draining ?? false,

@@ -6,7 +6,7 @@ import {
   DesiredState,
   type Resources,
   UpdateStrategyType,
-  type Workload,
+  Workload,
   WorkloadKind,
 } from "../gen/persys/api/v1/workload.js";
 
@@ -26,7 +26,8 @@ const kindOfSpec = {
  * a spec written with or without its defaults is the same. Status is dropped (it is output only).
  */
 export function withDefaults(workload: Workload): Workload {
-  const copy: Workload = structuredClone({ ...workload, status: undefined });
+  // The generated deep copy: several times cheaper than structuredClone, which applies pay per workload.
+  const copy: Workload = Workload.fromPartial({ ...workload, status: undefined });
   if (copy.kind === WorkloadKind.WORKLOAD_KIND_UNSPECIFIED && copy.spec) copy.kind = kindOfSpec[copy.spec.$case];
   copy.replicas ??= 1;
   if (copy.desiredState === DesiredState.DESIRED_STATE_UNSPECIFIED)
