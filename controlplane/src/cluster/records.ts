@@ -1,5 +1,5 @@
 import { api } from "@persys/schema";
-import { decodeJson, encodeJson } from "../state/value-codec.js";
+import { decodeText, jsonText, parseJsonText } from "../state/value-codec.js";
 
 /**
  * What the control plane stores, one JSON document per key (see keys.ts). Nested protobuf types are
@@ -141,8 +141,33 @@ export interface SecretRecord {
   readonly encoding: "text" | "base64";
 }
 
-export const encodeRecord = (record: object): Uint8Array => encodeJson(record);
-export const decodeRecord = <T>(bytes: Uint8Array): T => decodeJson<T>(bytes);
+/**
+ * Records this process encoded lately, by their JSON text. Every write comes back to this process
+ * once through the cache's watch; decoding it then hands back the record that was written instead
+ * of parsing the text again (records are replaced, never changed in place, so sharing is safe).
+ * Bounded: the oldest entries (writes that failed, or came back while another copy was pending)
+ * are dropped first.
+ */
+const recentlyEncoded = new Map<string, object>();
+const RECENTLY_ENCODED_LIMIT = 8192;
+
+export const encodeRecord = (record: object): Uint8Array => {
+  const text = jsonText(record);
+  recentlyEncoded.set(text, record);
+  if (recentlyEncoded.size > RECENTLY_ENCODED_LIMIT) {
+    recentlyEncoded.delete(recentlyEncoded.keys().next().value as string);
+  }
+  return Buffer.from(text, "utf8");
+};
+
+/** The record in `bytes` (JSON): the one this process wrote when it encoded the same text lately. */
+export const decodeRecord = <T>(bytes: Uint8Array): T => {
+  const text = decodeText(bytes);
+  const written = recentlyEncoded.get(text);
+  if (written === undefined) return parseJsonText<T>(text);
+  recentlyEncoded.delete(text);
+  return written as T;
+};
 
 /** The workload of a record, decoded. */
 export function workloadOf(record: WorkloadRecord): api.Workload {

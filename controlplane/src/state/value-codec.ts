@@ -7,6 +7,11 @@ import { invalid } from "@persys/schema";
 
 /** The UTF-8 JSON text of `value`; INVALID_ARGUMENT for what JSON cannot represent (undefined, a function, a bigint). */
 export function encodeJson(value: unknown): Uint8Array {
+  return Buffer.from(jsonText(value), "utf8");
+}
+
+/** `value` as JSON text, with encodeJson's errors. */
+export function jsonText(value: unknown): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -16,7 +21,7 @@ export function encodeJson(value: unknown): Uint8Array {
   if (text === undefined) {
     throw invalid("INVALID_ARGUMENT", [{ path: "value", reason: `cannot be encoded as JSON (${typeof value})` }]);
   }
-  return Buffer.from(text, "utf8");
+  return text;
 }
 
 /**
@@ -24,8 +29,13 @@ export function encodeJson(value: unknown): Uint8Array {
  * matters. Bytes that are not JSON: INVALID_ARGUMENT naming `value`.
  */
 export function decodeJson<T = unknown>(bytes: Uint8Array): T {
+  return parseJsonText<T>(decodeText(bytes));
+}
+
+/** JSON text parsed, with decodeJson's errors. */
+export function parseJsonText<T = unknown>(text: string): T {
   try {
-    return JSON.parse(decodeText(bytes)) as T;
+    return JSON.parse(text) as T;
   } catch (error) {
     throw invalid("INVALID_ARGUMENT", [{ path: "value", reason: `is not JSON: ${(error as Error).message}` }]);
   }
