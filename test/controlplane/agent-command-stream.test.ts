@@ -10,8 +10,9 @@ import {
   type sendUnaryData,
   status,
 } from "@grpc/grpc-js";
-import { agent, agentCommandService, command, NODE_ID_HEADER, PersysError } from "@persys/schema";
+import { AgentCommandStreams, agent, command, NODE_ID_HEADER, PersysError } from "@persys/schema";
 import { afterEach, describe, expect, it } from "vitest";
+import { startAgentGrpcServer } from "../../agent/src/server/agent-grpc-server.js";
 import { AgentPool } from "../../controlplane/src/reconciler/agent-pool.js";
 
 interface Seen {
@@ -56,7 +57,7 @@ const pools: AgentPool[] = [];
 async function listen(service: agent.AgentServiceServer, withStream: boolean): Promise<string> {
   const server = new Server();
   server.addService(agent.AgentServiceService, service);
-  if (withStream) server.addService(command.AgentCommandServiceService, agentCommandService(service));
+  if (withStream) server.addService(command.AgentCommandServiceService, new AgentCommandStreams(service).handlers());
   const port = await new Promise<number>((ok, fail) =>
     server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? fail(e) : ok(p))),
   );
@@ -156,5 +157,23 @@ describe("AgentPool over persys.command.v1", () => {
     expect(stuck.message).toBe("agent of node node-a did not answer in time");
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect((await agents.apply(endpoint, "node-a", applyRequest("web-0"))).applied).toBe(true);
+  });
+
+  it("an agent shutting down ends the open command stream at once instead of waiting out its grace", async () => {
+    const seen: Seen[] = [];
+    const server = await startAgentGrpcServer({
+      address: "127.0.0.1:0",
+      agentService: recordingAgent(seen),
+      nodeLogService: { streamReplicaLogs: (call) => call.end() },
+    });
+    const endpoint = `127.0.0.1:${server.port}`;
+    const agents = pool();
+    expect((await agents.apply(endpoint, "node-a", applyRequest("web-0"))).applied).toBe(true);
+    expect(seen[0]?.path).toBe("/persys.command.v1.AgentCommandService/StreamCommands");
+    const started = Date.now();
+    await server.close(20_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const after = await failureOf(agents.apply(endpoint, "node-a", applyRequest("web-1")));
+    expect(after.code).toBe("UNAVAILABLE");
   });
 });

@@ -1,11 +1,11 @@
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
-import { agent, agentCommandService, api, command } from "@persys/schema";
+import { AgentCommandStreams, agent, api, command } from "@persys/schema";
 import { controlPlaneOnly } from "./control-plane-only.js";
 
 /** A started gRPC server and the port it is bound to. */
 export interface AgentGrpcServer {
   readonly port: number;
-  /** Stops accepting calls; calls in flight get `graceMs` to finish before they are cancelled. */
+  /** Stops accepting calls and ends the command streams; calls in flight get `graceMs` to finish before they are cancelled. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -29,10 +29,8 @@ export async function startAgentGrpcServer(options: {
       ? controlPlaneOnly(definition, impl as UntypedServiceImplementation)
       : (impl as UntypedServiceImplementation);
   server.addService(agent.AgentServiceService, guard(agent.AgentServiceService, options.agentService));
-  server.addService(
-    command.AgentCommandServiceService,
-    guard(command.AgentCommandServiceService, agentCommandService(options.agentService)),
-  );
+  const commands = new AgentCommandStreams(options.agentService);
+  server.addService(command.AgentCommandServiceService, guard(command.AgentCommandServiceService, commands.handlers()));
   server.addService(api.NodeLogServiceService, guard(api.NodeLogServiceService, options.nodeLogService));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(options.address, options.credentials ?? ServerCredentials.createInsecure(), (error, bound) =>
@@ -48,6 +46,7 @@ export async function startAgentGrpcServer(options: {
           resolve();
         }, graceMs);
         timer.unref();
+        commands.endAll(); // the control plane's push stream would hold tryShutdown for the whole grace
         server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();

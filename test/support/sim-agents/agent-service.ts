@@ -11,7 +11,7 @@ import {
   ServerCredentials,
   type ServerUnaryCall,
 } from "@grpc/grpc-js";
-import { agent, agentCommandService, command, NODE_ID_HEADER } from "@persys/schema";
+import { AgentCommandStreams, agent, command, NODE_ID_HEADER } from "@persys/schema";
 import { AgentCallError, type NodeAgent } from "./node-agent.js";
 
 /**
@@ -68,7 +68,7 @@ export async function listenAgentService(
   const server = new Server({ "grpc.max_concurrent_streams": 100_000 });
   const service = agentServiceImplementation(resolve);
   server.addService(agent.AgentServiceService, service);
-  server.addService(command.AgentCommandServiceService, agentCommandService(service));
+  server.addService(command.AgentCommandServiceService, new AgentCommandStreams(service).handlers());
   const port = await new Promise<number>((ok, fail) =>
     server.bindAsync(
       `${host}:${options.port ?? 0}`,
