@@ -3,7 +3,9 @@
 // unary calls would be (failures included, matched by id), falls back to the unary calls on an agent
 // that does not (a Go compute-agent), and fails a stuck stream's commands with DEADLINE_EXCEEDED.
 import {
+  credentials,
   type handleUnaryCall,
+  Metadata,
   Server,
   ServerCredentials,
   type ServerUnaryCall,
@@ -157,6 +159,23 @@ describe("AgentPool over persys.command.v1", () => {
     expect(stuck.message).toBe("agent of node node-a did not answer in time");
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect((await agents.apply(endpoint, "node-a", applyRequest("web-0"))).applied).toBe(true);
+  });
+
+  it("answers a command without a command case INVALID_ARGUMENT naming the field, and runs nothing", async () => {
+    const seen: Seen[] = [];
+    const endpoint = await listen(recordingAgent(seen), true);
+    const client = new command.AgentCommandServiceClient(endpoint, credentials.createInsecure());
+    const stream = client.streamCommands(new Metadata());
+    const answer = new Promise<command.StreamCommandsResponse>((resolve) => stream.once("data", resolve));
+    stream.write({ id: 7, nodeId: "node-a" });
+    const response = await answer;
+    stream.cancel();
+    client.close();
+    expect(response).toEqual({
+      id: 7,
+      result: { $case: "failure", value: { code: status.INVALID_ARGUMENT, message: "command: required" } },
+    });
+    expect(seen).toEqual([]);
   });
 
   it("an agent shutting down ends the open command stream at once instead of waiting out its grace", async () => {

@@ -1,5 +1,5 @@
 import { type ClientDuplexStream, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { type agent, command } from "@persys/schema";
+import { type agent, command, serviceError } from "@persys/schema";
 
 /** A command for the stream, as its oneof. */
 export type AgentCommand = NonNullable<command.StreamCommandsRequest["command"]>;
@@ -131,8 +131,4 @@ export class AgentCommandChannel {
     this.sweeper = undefined;
     return waiting;
   }
-}
-
-function serviceError(code: status, details: string): ServiceError {
-  return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() });
 }

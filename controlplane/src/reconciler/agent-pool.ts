@@ -77,19 +77,11 @@ export class AgentPool {
     timeoutMs = this.timeoutMs,
   ): Promise<Res> {
     const client = this.client(endpoint);
-    const metadata = new Metadata();
-    metadata.set(NODE_ID_HEADER, nodeId);
     return new Promise<Res>((resolve, reject) => {
-      method(client).call(
-        client,
-        request,
-        metadata,
-        { deadline: new Date(Date.now() + timeoutMs) },
-        (error, response) => {
-          if (error) reject(toPersysError(error, nodeId));
-          else resolve(response);
-        },
-      );
+      callUnary(client, method(client), nodeId, request, timeoutMs, (error, response) => {
+        if (error) reject(toPersysError(error, nodeId));
+        else resolve(response);
+      });
     });
   }
 
@@ -157,6 +149,20 @@ export class AgentPool {
   }
 }
 
+/** One unary AgentService call with the node id header and a deadline `timeoutMs` from now. */
+function callUnary<Req, Res>(
+  client: agent.AgentServiceClient,
+  method: Unary<Req, Res>,
+  nodeId: string,
+  request: Req,
+  timeoutMs: number,
+  callback: (error: ServiceError | null, response: Res) => void,
+): void {
+  const metadata = new Metadata();
+  metadata.set(NODE_ID_HEADER, nodeId);
+  method.call(client, request, metadata, { deadline: new Date(Date.now() + timeoutMs) }, callback);
+}
+
 function unaryCommand(
   client: agent.AgentServiceClient,
   nodeId: string,
@@ -164,11 +170,8 @@ function unaryCommand(
   timeoutMs: number,
   callback: CommandCallback,
 ): void {
-  const metadata = new Metadata();
-  metadata.set(NODE_ID_HEADER, nodeId);
-  const options = { deadline: new Date(Date.now() + timeoutMs) };
-  if (cmd.$case === "applyWorkload") client.applyWorkload(cmd.value, metadata, options, callback);
-  else client.deleteWorkload(cmd.value, metadata, options, callback);
+  if (cmd.$case === "applyWorkload") callUnary(client, client.applyWorkload, nodeId, cmd.value, timeoutMs, callback);
+  else callUnary(client, client.deleteWorkload, nodeId, cmd.value, timeoutMs, callback);
 }
 
 function toPersysError(error: ServiceError, nodeId: string): PersysError {

@@ -120,6 +120,7 @@ export class HeartbeatChannel {
   }
 }
 
-function serviceError(code: status, details: string): ServiceError {
+/** A client-side ServiceError with `code` and `details`, as grpc-js reports a failed call. */
+export function serviceError(code: status, details: string): ServiceError {
   return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() });
 }
