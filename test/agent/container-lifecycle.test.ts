@@ -7,8 +7,9 @@
 import { credentials, Metadata } from "@grpc/grpc-js";
 import { api } from "@persys/schema";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../support/free-port.js";
 import { type DockerHarness, startDockerHarness, until } from "./support/agent-harness.js";
-import { BUSYBOX_IMAGE, docker, freePort, httpText, WEB_IMAGE, workloadContainers } from "./support/docker-fixtures.js";
+import { BUSYBOX_IMAGE, docker, httpText, WEB_IMAGE, workloadContainers } from "./support/docker-fixtures.js";
 
 let h: DockerHarness | undefined;
 afterEach(async () => {

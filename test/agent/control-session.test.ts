@@ -12,10 +12,11 @@ import { api, control } from "@persys/schema";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { ControlSession } from "../../agent/src/control/control-session.js";
+import { freePort } from "../support/free-port.js";
 import { runDir } from "../support/services.js";
 import { FakeAgentControl, type FakeAgentControlOptions } from "../support/sim-agents/index.js";
 import { until } from "./support/agent-harness.js";
-import { freePort, requireDocker } from "./support/docker-fixtures.js";
+import { requireDocker } from "./support/docker-fixtures.js";
 
 const closers: (() => unknown)[] = [];
 afterEach(async () => {

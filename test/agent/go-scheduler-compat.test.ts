@@ -6,8 +6,9 @@
 import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { agent } from "@persys/schema";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../support/free-port.js";
 import { type DockerHarness, startDockerHarness, until } from "./support/agent-harness.js";
-import { docker, freePort, httpText, WEB_IMAGE, workloadContainers } from "./support/docker-fixtures.js";
+import { docker, httpText, WEB_IMAGE, workloadContainers } from "./support/docker-fixtures.js";
 
 let h: DockerHarness | undefined;
 let client: agent.AgentServiceClient | undefined;

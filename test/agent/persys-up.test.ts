@@ -10,12 +10,12 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpsJson } from "../security/support/https-json.js";
+import { freePort } from "../support/free-port.js";
 import { type LaunchedPersysUp, launchPersysUp, testClusterFlags } from "../support/persys-up.js";
 import { runDir } from "../support/services.js";
 import { until } from "./support/agent-harness.js";
 import {
   cleanupDocker,
-  freePort,
   httpText,
   requireDocker,
   testId,

@@ -7,7 +7,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type DockerHarness, startDockerHarness, until } from "../agent/support/agent-harness.js";
-import { docker, freePort, httpText } from "../agent/support/docker-fixtures.js";
+import { docker, httpText } from "../agent/support/docker-fixtures.js";
+import { freePort } from "../support/free-port.js";
 import {
   cleanupProjects,
   composePs,

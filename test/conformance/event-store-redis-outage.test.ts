@@ -8,7 +8,8 @@ import { createServer } from "node:net";
 import { type EventStore, type EventStoreHealth, openEventStore } from "@persys/controlplane";
 import { PersysError } from "@persys/schema";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type PrivateServer, startPrivateRedis } from "../support/private-servers.js";
+import { freePort } from "../support/free-port.js";
+import { type PrivateServer, startPrivateRedis } from "../support/private-servers.js";
 import { fieldOf, SubscriptionReader, sleep } from "./event-store-helpers.js";
 
 const unhandled: unknown[] = [];

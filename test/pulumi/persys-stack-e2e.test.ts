@@ -19,12 +19,12 @@ import {
   cleanupDocker,
   containersOf,
   docker,
-  freePort,
   httpText,
   requireDocker,
   testId,
   workloadContainers,
 } from "../agent/support/docker-fixtures.js";
+import { freePort } from "../support/free-port.js";
 import { type LaunchedPersysUp, launchPersysUp, testClusterFlags } from "../support/persys-up.js";
 import { runDir } from "../support/services.js";
 import { writePersysPlugin } from "./support/persys-plugin.js";

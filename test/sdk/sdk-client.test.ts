@@ -5,7 +5,8 @@
  */
 import { api, compose, container, PersysClient, PersysError, WaitError, type WorkloadWatchEvent } from "@persys/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type SdkCluster, simNode, startSdkCluster, until } from "./sdk-cluster.js";
+import { freePort } from "../support/free-port.js";
+import { type SdkCluster, simNode, startSdkCluster, until } from "./sdk-cluster.js";
 
 let cluster: SdkCluster;
 let client: PersysClient;

@@ -3,8 +3,8 @@
  * stores, no services needed beyond a scratch folder) or a `persys server` child process, plus
  * simulated nodes speaking the real wire protocol so workloads actually reach RUNNING.
  */
+
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PersysClient, type PersysClientOptions } from "@persys/sdk";
@@ -12,23 +12,12 @@ import pino from "pino";
 import { type RunningServer, runServer } from "../../controlplane/src/cli/run-server.js";
 import { testConfig } from "../controlplane/control-plane-harness.js";
 import { type ServerProcess, startServerProcess } from "../controlplane/server-process.js";
+import { freePort } from "../support/free-port.js";
 import { type SimNodeDescription, SimulatedNode, type SimulatedNodeOptions } from "../support/sim-agents/index.js";
 
 /** A scratch folder: the test run's when the test command set one, else the OS temp folder. */
 export function scratchDir(prefix: string): string {
   return mkdtempSync(join(process.env.PERSYS_TEST_RUN_DIR ?? tmpdir(), prefix));
-}
-
-/** A TCP port that was free a moment ago (for a server that must come back on the same port). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** A node of 2 cores, 2 GiB, 20 GiB in zone a, unless told otherwise. */

@@ -9,7 +9,8 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { api, container, PersysClient } from "@persys/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BUSYBOX_IMAGE, cleanupDocker, freePort, requireDocker, testId } from "../agent/support/docker-fixtures.js";
+import { BUSYBOX_IMAGE, cleanupDocker, requireDocker, testId } from "../agent/support/docker-fixtures.js";
+import { freePort } from "../support/free-port.js";
 import { scratchDir } from "./sdk-cluster.js";
 
 const root = resolve(import.meta.dirname, "../..");

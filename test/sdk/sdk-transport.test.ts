@@ -12,7 +12,8 @@ import { api, container, PersysClient, PersysError } from "@persys/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGrpcServer } from "../../controlplane/src/api/grpc/index.js";
 import type { CallContext, PersysApi } from "../../controlplane/src/api/persys-api.js";
-import { freePort, scratchDir, simNode, startSdkCluster } from "./sdk-cluster.js";
+import { freePort } from "../support/free-port.js";
+import { scratchDir, simNode, startSdkCluster } from "./sdk-cluster.js";
 
 type Behaviour = (attempt: number, metadata: Metadata) => PersysError | "hang" | undefined;
 

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { freePort } from "../agent/support/docker-fixtures.js";
+import { freePort } from "./free-port.js";
 
 const root = resolve(import.meta.dirname, "../..");
 

@@ -64,15 +64,6 @@ export async function cleanupDocker(nodeIds: readonly string[], volumes: readonl
   }
 }
 
-/** A free TCP port on this host (bound then released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Holds a host port on every address (as another process would). */
 export async function holdPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();

@@ -7,7 +7,8 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { docker, freePort } from "../../agent/support/docker-fixtures.js";
+import { docker } from "../../agent/support/docker-fixtures.js";
+import { freePort } from "../../support/free-port.js";
 import { runDir } from "../../support/services.js";
 
 const run = promisify(execFile);
