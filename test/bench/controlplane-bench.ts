@@ -29,8 +29,8 @@ const { values: flags } = parseArgs({
     redis: { type: "string" },
     "idle-seconds": { type: "string", default: "60" },
     "heartbeat-ms": { type: "string", default: "10000" },
-    /** Workloads the reconciler works on at once (each holds its slot across its etcd commit). */
-    "reconciler-concurrency": { type: "string", default: "256" },
+    /** Workloads the reconciler works on at once (each holds its slot across its etcd commit); default: the server's. */
+    "reconciler-concurrency": { type: "string" },
   },
 });
 const nodeCount = Number(flags.nodes);
@@ -57,7 +57,7 @@ async function main() {
         : {}),
       "nodes-lease-ttl-seconds": "30",
       "nodes-lost-after-seconds": "120",
-      "reconciler-concurrency": flags["reconciler-concurrency"]!,
+      ...(flags["reconciler-concurrency"] ? { "reconciler-concurrency": flags["reconciler-concurrency"] } : {}),
       "reconciler-push-concurrency": "512",
       "reconciler-resync-seconds": "300",
       "log-level": "error",
