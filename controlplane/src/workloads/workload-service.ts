@@ -15,6 +15,7 @@ import type { ClusterKeys } from "../cluster/keys.js";
 import { encodeRecord, moveApplies, type WorkloadRecord, workloadOf } from "../cluster/records.js";
 import { apiDiagnosis } from "../cluster/scheduler-mapping.js";
 import type { SchedulingView } from "../scheduling/scheduling-view.js";
+import { ReadBatcher } from "../state/read-batcher.js";
 import { type Compare, MAX_TXN_OPS, type StateStore } from "../state/state-store.js";
 import { type BatchItem, TxnBatcher } from "../state/txn-batcher.js";
 import { decodeJson } from "../state/value-codec.js";
@@ -64,10 +65,13 @@ export class WorkloadService {
   private readonly clock: () => number;
   /** Applies group-commit: concurrent ones share store transactions (no leader fence: any server writes). */
   private readonly writes: TxnBatcher;
+  /** Applies' linearizable reads of their records, merged across concurrent calls. */
+  private readonly reads: ReadBatcher;
 
   constructor(private readonly o: WorkloadServiceOptions) {
     this.clock = o.clock ?? Date.now;
     this.writes = new TxnBatcher(o.store, () => undefined);
+    this.reads = new ReadBatcher(o.store);
   }
 
   private now(): string {
@@ -226,21 +230,18 @@ export class WorkloadService {
 
   /**
    * The stored records of `ids`, read linearizably in as few store transactions as the store allows
-   * (one for up to MAX_TXN_OPS ids), with the modRevision each write compares against.
+   * (one for up to MAX_TXN_OPS ids, shared with concurrent calls), with the modRevision each write
+   * compares against.
    */
   private async readRecords(ids: readonly string[]): Promise<Map<string, Versioned<WorkloadRecord>>> {
     const chunks: string[][] = [];
     for (let from = 0; from < ids.length; from += MAX_TXN_OPS) chunks.push(ids.slice(from, from + MAX_TXN_OPS));
-    const read = await Promise.all(
-      chunks.map((chunk) =>
-        this.o.store.txn({ success: chunk.map((id) => ({ type: "get" as const, key: this.o.keys.workload(id) })) }),
-      ),
-    );
+    const read = await Promise.all(chunks.map((chunk) => this.reads.read(chunk.map((id) => this.o.keys.workload(id)))));
     const records = new Map<string, Versioned<WorkloadRecord>>();
-    for (const [c, result] of read.entries()) {
-      for (const [k, r] of result.results.entries()) {
-        if (r.type !== "get" || !r.kv) continue;
-        const { value, modRevision, createRevision } = r.kv;
+    for (const [c, values] of read.entries()) {
+      for (const [k, kv] of values.entries()) {
+        if (!kv) continue;
+        const { value, modRevision, createRevision } = kv;
         records.set(chunks[c]![k]!, { value: decodeJson<WorkloadRecord>(value), modRevision, createRevision });
       }
     }
