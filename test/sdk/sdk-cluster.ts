@@ -3,7 +3,6 @@
  * stores, no services needed beyond a scratch folder) or a `persys server` child process, plus
  * simulated nodes speaking the real wire protocol so workloads actually reach RUNNING.
  */
-
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

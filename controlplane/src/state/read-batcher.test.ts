@@ -1,33 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStateStore } from "./open-state-store.js";
 import { ReadBatcher } from "./read-batcher.js";
-import { MAX_TXN_OPS, type StateStore, type TxnRequest } from "./state-store.js";
+import { MAX_TXN_OPS, type StateStore } from "./state-store.js";
+import { openRecordingStore, type RecordingStore } from "./testing/recording-store.js";
 import { decodeText, encodeText } from "./value-codec.js";
 
-let dir: string;
+let recording: RecordingStore;
 let store: StateStore;
-let txns: TxnRequest[];
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "persys-read-batcher-"));
-  const real = await openStateStore({ kind: "embedded", dataDir: dir });
-  txns = [];
-  // The real store, with each transaction it is sent noted.
-  store = Object.assign(Object.create(real) as StateStore, {
-    txn: (request: TxnRequest) => {
-      txns.push(request);
-      return real.txn(request);
-    },
-  });
+  recording = await openRecordingStore("persys-read-batcher-");
+  store = recording.store;
 });
 
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => recording.close());
 
 const text = (kv: { value: Uint8Array } | undefined) => (kv ? decodeText(kv.value) : undefined);
 
@@ -35,7 +20,7 @@ describe("ReadBatcher", () => {
   it("answers reads asked together from one transaction, each caller its own keys in order", async () => {
     await store.put("/a", encodeText("A"));
     await store.put("/b", encodeText("B"));
-    txns = [];
+    recording.txns = [];
     const reads = new ReadBatcher(store);
     const [first, second, third] = await Promise.all([
       reads.read(["/a", "/missing"]),
@@ -45,8 +30,8 @@ describe("ReadBatcher", () => {
     expect(first.map(text)).toEqual(["A", undefined]);
     expect(second.map(text)).toEqual(["B", "A"]);
     expect(third.map(text)).toEqual(["B"]);
-    expect(txns).toHaveLength(1);
-    expect((txns[0]?.success ?? []).map((op) => op.key)).toEqual(["/a", "/missing", "/b"]);
+    expect(recording.txns).toHaveLength(1);
+    expect((recording.txns[0]?.success ?? []).map((op) => op.key)).toEqual(["/a", "/missing", "/b"]);
   });
 
   it("sees every write acknowledged before the read was asked", async () => {
@@ -63,7 +48,7 @@ describe("ReadBatcher", () => {
     const [a, b] = await Promise.all([reads.read(keys(0)), reads.read(keys(MAX_TXN_OPS))]);
     expect(a).toHaveLength(MAX_TXN_OPS);
     expect(b).toHaveLength(MAX_TXN_OPS);
-    expect(txns).toHaveLength(2);
+    expect(recording.txns).toHaveLength(2);
     expect(() => reads.read(keys(0).concat("/one-more"))).toThrow(RangeError);
   });
 

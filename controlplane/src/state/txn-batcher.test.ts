@@ -1,33 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStateStore } from "./open-state-store.js";
-import { MAX_TXN_OPS, type StateStore, type TxnRequest } from "./state-store.js";
+import { MAX_TXN_OPS, type StateStore } from "./state-store.js";
+import { openRecordingStore, type RecordingStore } from "./testing/recording-store.js";
 import { TxnBatcher } from "./txn-batcher.js";
 import { encodeText } from "./value-codec.js";
 
-let dir: string;
+let recording: RecordingStore;
 let store: StateStore;
-let txns: TxnRequest[];
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "persys-batcher-"));
-  const real = await openStateStore({ kind: "embedded", dataDir: dir });
-  txns = [];
-  // The real store, with each transaction it is sent noted.
-  store = Object.assign(Object.create(real) as StateStore, {
-    txn: (request: TxnRequest) => {
-      txns.push(request);
-      return real.txn(request);
-    },
-  });
+  recording = await openRecordingStore("persys-batcher-");
+  store = recording.store;
 });
 
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => recording.close());
 
 const create = (key: string) => ({
   compare: [{ key, target: "version" as const, op: "=" as const, value: 0 }],
@@ -40,18 +25,18 @@ describe("TxnBatcher", () => {
     const outcomes = await Promise.all(["/a", "/b", "/c"].map((k) => batcher.submit(create(k))));
     expect(outcomes.every((o) => o.succeeded)).toBe(true);
     expect(new Set(outcomes.map((o) => o.revision)).size).toBe(1);
-    expect(txns).toHaveLength(1);
-    expect(txns[0]!.compare).toHaveLength(3);
+    expect(recording.txns).toHaveLength(1);
+    expect(recording.txns[0]!.compare).toHaveLength(3);
     expect((await store.get("/b"))?.value).toEqual(encodeText("v"));
   });
 
   it("retries a merged transaction item by item, so only the item whose compare failed reports it", async () => {
     const batcher = new TxnBatcher(store, () => undefined);
     await batcher.submit(create("/taken"));
-    txns = [];
+    recording.txns = [];
     const outcomes = await Promise.all(["/x", "/taken", "/y"].map((k) => batcher.submit(create(k))));
     expect(outcomes.map((o) => o.succeeded)).toEqual([true, false, true]);
-    expect(txns).toHaveLength(4); // the merged one, then each alone
+    expect(recording.txns).toHaveLength(4); // the merged one, then each alone
     expect(await store.get("/x")).toBeDefined();
     expect(await store.get("/y")).toBeDefined();
   });
@@ -61,12 +46,12 @@ describe("TxnBatcher", () => {
     const count = MAX_TXN_OPS * 3 + 5;
     const outcomes = await Promise.all(Array.from({ length: count }, (_, i) => batcher.submit(create(`/burst/${i}`))));
     expect(outcomes.every((o) => o.succeeded)).toBe(true);
-    expect(txns.length).toBeGreaterThanOrEqual(4);
-    for (const t of txns) {
+    expect(recording.txns.length).toBeGreaterThanOrEqual(4);
+    for (const t of recording.txns) {
       expect(t.success!.length).toBeLessThanOrEqual(MAX_TXN_OPS);
       expect(t.compare!.length).toBeLessThanOrEqual(MAX_TXN_OPS);
     }
-    expect(txns.reduce((n, t) => n + t.success!.length, 0)).toBe(count);
+    expect(recording.txns.reduce((n, t) => n + t.success!.length, 0)).toBe(count);
     expect((await store.range("/burst/")).count).toBe(count);
   });
 });
