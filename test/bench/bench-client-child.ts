@@ -26,25 +26,22 @@ const send = (m: object) => process.send!(m);
 const observer = await openStateStore({ kind: "etcd", endpoints: options.endpoints, prefix: options.prefix });
 const placedAt = new Map<string, number>();
 const assignments = "assignments/";
-const watch = await observer.watch(assignments, {
-  onEvents: (batch) => {
-    const at = now();
-    for (const e of batch.events) {
-      if (e.type !== "put") continue;
-      const id = e.key.slice(assignments.length).split("/")[0]!;
-      if (!placedAt.has(id)) placedAt.set(id, at);
-    }
-  },
-});
-// Writes under this run's prefix only (the etcd revision is global: other clients would count).
+// One watch of the whole prefix (two would make etcd send, and this process decode, every event twice):
+// assignments' first puts time the placements; every revision under the run's prefix counts as a write
+// (the etcd revision is global: other clients would count).
 const revisionsSeen = new Set<number>();
 let keysByKind: Record<string, number> = {};
 const everything = await observer.watch("", {
   onEvents: (batch) => {
+    const at = now();
     for (const e of batch.events) {
       revisionsSeen.add(e.revision);
-      const kind = e.key.split("/")[0]!;
+      const slash = e.key.indexOf("/");
+      const kind = slash < 0 ? e.key : e.key.slice(0, slash);
       keysByKind[kind] = (keysByKind[kind] ?? 0) + 1;
+      if (e.type !== "put" || !e.key.startsWith(assignments)) continue;
+      const id = e.key.slice(assignments.length, e.key.indexOf("/", assignments.length));
+      if (!placedAt.has(id)) placedAt.set(id, at);
     }
   },
 });
@@ -117,7 +114,8 @@ process.on("message", (m: { type: string; reset?: boolean }) => {
 });
 process.on("disconnect", () => {
   client.close();
-  void Promise.all([watch.cancel(), everything.cancel()])
+  void everything
+    .cancel()
     .then(() => observer.close())
     .then(() => process.exit(0));
 });
